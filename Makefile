@@ -1,0 +1,47 @@
+# benchpress-llm: `make demo` and `make test` work on a fresh clone with Python 3.11+ and make.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export BENCHPRESS_HOME ?= $(CURDIR)/.benchpress
+DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
+
+.PHONY: install demo test lint format dagster bundle clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[pipeline,dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/benchpress refresh --mode replay
+	$(BIN)/benchpress snapshots list
+	$(BIN)/benchpress predict --scores $(DEMO_SCORES)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# The Dagster UI on the code location (lineage, runs, checks, the daily schedule).
+dagster: $(STAMP)
+	mkdir -p $(BENCHPRESS_HOME)/dagster
+	test -f $(BENCHPRESS_HOME)/dagster/dagster.yaml || cp dagster.yaml $(BENCHPRESS_HOME)/dagster/
+	DAGSTER_HOME=$(BENCHPRESS_HOME)/dagster $(BIN)/dagster dev -m pipelines.definitions
+
+# Rebuild the snapshot bundled in the package from the recorded payloads.
+bundle: $(STAMP)
+	$(BIN)/python -m pipelines.bundle
+
+clean:
+	rm -rf $(VENV) .benchpress .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Dagster code location: scrape leaderboards into DuckDB, build the matrix, publish snapshots."""

@@ -1,0 +1,107 @@
+"""Per-source assets: raw payloads (group `ingest`) and parsed source scores (group `parse`).
+
+One pair per leaderboard so a broken source shows up on its own asset and never blocks the
+others: a fetch failure is recorded (fetch_log, asset metadata, a WARN check) and the source's
+last good payloads keep feeding the matrix.
+"""
+
+import dagster as dg
+
+from pipelines.fetch.transports import FetchError
+from pipelines.resources import FetcherResource, WarehouseResource
+from pipelines.sources.base import Source
+from pipelines.stages.ingest import ingest_source
+from pipelines.stages.parse import parse_source
+from warehouse.payloads import last_good_fetch
+
+DUCKDB_POOL = "duckdb"  # one writer at a time: dagster.yaml sets the pool limit to 1
+
+
+def payloads_key(source: Source) -> dg.AssetKey:
+    return dg.AssetKey(f"{source.id}_payloads")
+
+
+def scores_key(source: Source) -> dg.AssetKey:
+    return dg.AssetKey(f"{source.id}_source_scores")
+
+
+def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
+    @dg.asset(
+        key=payloads_key(source),
+        group_name="ingest",
+        pool=DUCKDB_POOL,
+        kinds={"duckdb"},
+        description=f"Raw payloads of {source.title}, archived byte for byte. "
+        f"URLs: {', '.join(source.urls)}",
+        metadata={"source": source.id, "licence": source.licence},
+        check_specs=[
+            dg.AssetCheckSpec(
+                "fetch_succeeded",
+                asset=payloads_key(source),
+                description="The last fetch of this source succeeded (WARN: its data goes stale).",
+            )
+        ],
+    )
+    def payloads(
+        context: dg.AssetExecutionContext,
+        warehouse: WarehouseResource,
+        fetcher: FetcherResource,
+    ) -> dg.MaterializeResult:
+        with warehouse.connect() as con:
+            try:
+                summary = ingest_source(con, fetcher.fetcher(), source)
+            except FetchError as exc:
+                context.log.error(str(exc))
+                return dg.MaterializeResult(
+                    metadata={"outcome": "failed", "error": str(exc), "url": exc.url},
+                    check_results=[
+                        dg.AssetCheckResult(
+                            check_name="fetch_succeeded",
+                            passed=False,
+                            severity=dg.AssetCheckSeverity.WARN,
+                            metadata={"error": str(exc)},
+                        )
+                    ],
+                )
+        return dg.MaterializeResult(
+            metadata={
+                "outcome": summary.outcome,
+                "transport": summary.transport,
+                "payloads": len(summary.payload_ids),
+                "new_payloads": summary.new_payloads,
+                "not_modified": summary.not_modified,
+                "bytes_fetched": summary.bytes_fetched,
+                "urls": dg.MetadataValue.json(summary.urls),
+            },
+            check_results=[dg.AssetCheckResult(check_name="fetch_succeeded", passed=True)],
+        )
+
+    @dg.asset(
+        key=scores_key(source),
+        deps=[payloads_key(source)],
+        group_name="parse",
+        pool=DUCKDB_POOL,
+        kinds={"duckdb", "polars"},
+        description=f"{source.title} parsed into the common long schema (source-native names).",
+        metadata={"source": source.id},
+    )
+    def source_scores(
+        context: dg.AssetExecutionContext, warehouse: WarehouseResource
+    ) -> dg.MaterializeResult:
+        with warehouse.connect() as con:
+            if not last_good_fetch(con, source.id):
+                context.log.warning(f"{source.id}: no payload fetched yet; nothing to parse")
+                return dg.MaterializeResult(metadata={"outcome": "no data"})
+            summary = parse_source(con, source)
+        return dg.MaterializeResult(
+            metadata={
+                "parse_id": summary.parse_id,
+                "reused_previous_parse": summary.reused,
+                "rows": summary.rows,
+                "models": summary.models,
+                "benchmarks": summary.benchmarks,
+                "rejected_rows": summary.rejected_rows,
+            }
+        )
+
+    return [payloads, source_scores]

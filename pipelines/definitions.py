@@ -1,0 +1,27 @@
+"""The Dagster code location: `dagster dev -m pipelines.definitions` shows the whole lineage."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.assets.fit import factorization, published_snapshot
+from pipelines.assets.matrix import normalized_scores, score_matrix
+from pipelines.assets.sources import build_source_assets
+from pipelines.checks import matrix_sanity, rank2_structure
+from pipelines.jobs import daily_refresh, refresh_job
+from pipelines.resources import default_resources
+from pipelines.sources import SOURCES
+
+defs = dg.Definitions(
+    assets=[
+        *(asset for source in SOURCES.values() for asset in build_source_assets(source)),
+        normalized_scores,
+        score_matrix,
+        factorization,
+        published_snapshot,
+    ],
+    asset_checks=[matrix_sanity, rank2_structure],
+    jobs=[refresh_job],
+    schedules=[daily_refresh],
+    resources=default_resources(),
+)

@@ -1,0 +1,51 @@
+"""Fetch every payload a source needs: its fixed URLs, then any URLs its listing step discovers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pipelines.fetch.transports import FetchedPayload, Fetcher, FetchError, Validators
+from pipelines.sources.base import Source
+
+StoredContent = Callable[[str], bytes | None]
+
+
+def fetch_source(
+    fetcher: Fetcher,
+    source: Source,
+    validators: Mapping[str, Validators] | None = None,
+    stored_content: StoredContent | None = None,
+) -> list[FetchedPayload]:
+    """All payloads of one source, in a deterministic order.
+
+    A 304 answer carries no bytes; when the listing step needs them, `stored_content` supplies
+    the archived copy so discovery works the same whether or not the listing changed.
+    """
+    validators = validators or {}
+    fetched = [
+        fetcher.fetch(source.id, url, source.max_bytes, validators.get(url)) for url in source.urls
+    ]
+    if source.discover is None:
+        return fetched
+    listing: dict[str, bytes] = {}
+    for payload in fetched:
+        content = payload.content
+        if content is None and stored_content is not None:
+            content = stored_content(payload.url)
+        if content is None:
+            raise FetchError(source.id, payload.url, "not modified, but no archived copy to list")
+        listing[payload.url] = content
+    extra = sorted(set(source.discover(listing)) - set(source.urls))
+    if len(extra) > source.max_files:
+        raise FetchError(
+            source.id, source.urls[0], f"listing names {len(extra)} files, over {source.max_files}"
+        )
+    fetched += [
+        fetcher.fetch(source.id, url, source.max_bytes, validators.get(url)) for url in extra
+    ]
+    return fetched
+
+
+def payload_map(payloads: list[FetchedPayload]) -> dict[str, bytes]:
+    """URL -> bytes for a parser (payloads without content are left out)."""
+    return {p.url: p.content for p in payloads if p.content is not None}

@@ -1,0 +1,1 @@
+"""Identity resolution: source-native model and benchmark names -> canonical ids."""

@@ -1,0 +1,77 @@
+"""Dagster resources: the DuckDB warehouse, the fetch transport and the snapshot store.
+
+Configured from environment variables (BENCHPRESS_HOME, BENCHPRESS_FETCH_MODE,
+BENCHPRESS_HTTP_MIRROR, BENCHPRESS_REPLAY_ROOT) through `dg.EnvVar` where they are set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+
+from pipelines.fetch.transports import Fetcher
+from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
+from warehouse.db import connect
+
+
+class WarehouseResource(dg.ConfigurableResource):
+    """The state directory: DuckDB file, staging area and snapshot store live under `home`."""
+
+    home: str
+
+    @property
+    def home_path(self) -> Path:
+        return Path(self.home).resolve()
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with connect(warehouse_path(self.home_path)) as con:
+            yield con
+
+    @property
+    def staging_dir(self) -> Path:
+        return self.home_path / "staging"
+
+    @property
+    def store_dir(self) -> Path:
+        return snapshot_store_dir(self.home_path)
+
+
+class FetcherResource(dg.ConfigurableResource):
+    """Which transport fetches payloads: live URLs, an HTTP mirror, or the bundled replay."""
+
+    mode: str = "replay"
+    mirror: str = ""
+    replay_root: str = ""
+
+    def fetcher(self) -> Fetcher:
+        return Fetcher(
+            mode=self.mode,
+            mirror=self.mirror or None,
+            replay_root=self.replay_root or None,
+        )
+
+
+def _env_or(name: str, default: str) -> str | dg.EnvVar:
+    return dg.EnvVar(name) if os.environ.get(name) else default
+
+
+def default_resources(
+    home: Path | None = None, mode: str | None = None
+) -> dict[str, dg.ConfigurableResource]:
+    """Resources from the environment; explicit arguments (CLI flags, tests) take precedence."""
+    return {
+        "warehouse": WarehouseResource(
+            home=str(home) if home else _env_or("BENCHPRESS_HOME", str(benchpress_home()))
+        ),
+        "fetcher": FetcherResource(
+            mode=mode or _env_or("BENCHPRESS_FETCH_MODE", "replay"),
+            mirror=_env_or("BENCHPRESS_HTTP_MIRROR", ""),
+            replay_root=_env_or("BENCHPRESS_REPLAY_ROOT", ""),
+        ),
+    }

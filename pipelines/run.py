@@ -1,0 +1,79 @@
+"""Run the refresh job in-process against a real Dagster instance under BENCHPRESS_HOME."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from predictor.paths import benchpress_home, dagster_home
+
+REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
+
+
+def ensure_dagster_home(home: Path | None = None) -> Path:
+    """BENCHPRESS_HOME/dagster with the repo's dagster.yaml in it (the refresh's instance)."""
+    target = dagster_home(home)
+    target.mkdir(parents=True, exist_ok=True)
+    config = target / "dagster.yaml"
+    if not config.exists() and REPO_DAGSTER_YAML.exists():
+        shutil.copyfile(REPO_DAGSTER_YAML, config)
+    return target
+
+
+@dataclass
+class RefreshOutcome:
+    success: bool
+    version: str | None = None
+    published: bool = False
+    failed_checks: list[str] = field(default_factory=list)  # "check: description"
+    failed_steps: list[str] = field(default_factory=list)
+    source_outcomes: dict[str, str] = field(default_factory=dict)
+
+
+def run_refresh(
+    mode: str | None = None, home: Path | None = None, log_level: str = "WARNING"
+) -> RefreshOutcome:
+    """Materialize the whole graph once; report what was published and what stopped it."""
+    from pipelines.definitions import defs
+    from pipelines.resources import default_resources
+
+    home = (home or benchpress_home()).resolve()
+    job = defs.resolve_job_def("refresh")
+    with dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance:
+        result = job.execute_in_process(
+            instance=instance,
+            resources=default_resources(home, mode),
+            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+            raise_on_error=False,
+        )
+    outcome = RefreshOutcome(success=result.success)
+    for event in result.all_events:
+        if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            evaluation = event.event_specific_data
+            if not evaluation.passed:
+                outcome.failed_checks.append(
+                    f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: "
+                    f"{evaluation.description or 'failed'}"
+                )
+        elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
+            outcome.failed_steps.append(
+                f"{event.step_key}: {event.event_specific_data.error.message.strip()}"
+            )
+        elif event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
+            materialization = event.event_specific_data.materialization
+            key = materialization.asset_key.to_user_string()
+            meta = {k: v.value for k, v in materialization.metadata.items()}
+            if key.endswith("_payloads"):
+                outcome.source_outcomes[key.removesuffix("_payloads")] = str(meta.get("outcome"))
+            if key == "published_snapshot":
+                outcome.version = str(meta["version"])
+                outcome.published = bool(meta["published"])
+    outcome.success = (
+        result.success
+        and outcome.version is not None
+        and not any(c for c in outcome.failed_checks if "fetch_succeeded" not in c)
+    )
+    return outcome

@@ -1,0 +1,148 @@
+"""The common long schema every leaderboard parser produces, and the `Source` description.
+
+A parser is a pure function from fetched payloads (URL -> bytes) to a Polars frame in
+`SCORE_SCHEMA`. Keeping it pure means parsers are tested on recorded bytes without Dagster,
+DuckDB or the network, and a parser bug can always be fixed and re-run from archived payloads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+SCORE_SCHEMA: dict[str, pl.DataType] = {
+    "source": pl.String(),
+    "payload_url": pl.String(),  # which fetched payload the row came from
+    "row_ref": pl.String(),  # where in the payload (file:line, json path) for error messages
+    "model_key": pl.String(),  # the source-native unique key (dirname, id, Model version ...)
+    "model_name": pl.String(),  # the display name the source shows
+    "benchmark_key": pl.String(),  # source-native benchmark / column key
+    "benchmark_name": pl.String(),
+    "value": pl.Float64(),
+    "unit": pl.String(),  # one of UNITS: what scale `value` is on, as published
+    "reasoning_effort": pl.String(),  # settings the source states separately from the name
+    "thinking_budget": pl.String(),
+    "agent": pl.String(),  # agent / scaffold / harness / edit format
+    "extra": pl.String(),  # JSON object of further facts (cost, stderr, votes, dates), keys sorted
+}
+
+UNITS = frozenset(
+    {"percent", "fraction", "elo", "rating", "dollars", "minutes", "index", "points", "score"}
+)
+
+
+class ParseError(ValueError):
+    """A payload could not be parsed; the message names the source, URL and row."""
+
+    def __init__(self, source: str, url: str, message: str, row: str | None = None):
+        where = f" at {row}" if row else ""
+        super().__init__(f"{source}: cannot parse {url}{where}: {message}")
+        self.source, self.url, self.row = source, url, row
+
+
+Parser = Callable[[Mapping[str, bytes]], pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One leaderboard: where it lives, how to read it, and under what terms."""
+
+    id: str
+    title: str
+    homepage: str
+    urls: Sequence[str]
+    parse: Parser
+    licence: str
+    attribution: str
+    max_bytes: int = 32 * 1024 * 1024
+    # For multi-file sources: given the payloads of `urls` (e.g. a listing), the further URLs.
+    discover: Callable[[Mapping[str, bytes]], Sequence[str]] | None = None
+    max_files: int = 5000
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "homepage": self.homepage,
+            "urls": list(self.urls),
+            "licence": self.licence,
+            "attribution": self.attribution,
+            "max_bytes": self.max_bytes,
+        }
+
+
+def decode_text(source: str, url: str, data: bytes) -> str:
+    """UTF-8 or a clear error naming the byte offset: mis-decoded names would poison identity."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(source, url, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    stripped = text.lstrip()[:200].lower()
+    if stripped.startswith(("<!doctype html", "<html")):
+        raise ParseError(source, url, "got an HTML page where data was expected")
+    return text
+
+
+def load_json(source: str, url: str, data: bytes) -> object:
+    """Strict JSON: NaN/Infinity literals are rejected rather than silently accepted."""
+    text = decode_text(source, url, data)
+
+    def _reject(token: str) -> float:
+        raise ParseError(source, url, f"non-finite number {token!r} in JSON")
+
+    try:
+        return json.loads(text, parse_constant=_reject)
+    except json.JSONDecodeError as exc:
+        raise ParseError(source, url, f"invalid JSON ({exc.msg})", f"line {exc.lineno}") from None
+
+
+def finite_value(source: str, url: str, raw: object, row: str) -> float | None:
+    """Parse one score cell: blank -> None, numbers finite, anything else a ParseError."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        raise ParseError(source, url, f"boolean {raw!r} where a score was expected", row)
+    if isinstance(raw, int | float):
+        value = float(raw)
+    else:
+        text = str(raw).strip()
+        if text == "":
+            return None
+        try:
+            value = float(text.rstrip("%"))
+        except ValueError:
+            raise ParseError(source, url, f"not a number: {text[:40]!r}", row) from None
+    if not math.isfinite(value):
+        raise ParseError(source, url, f"non-finite value {raw!r}", row)
+    return value
+
+
+def extra_json(facts: Mapping[str, object]) -> str | None:
+    """Serialise extra facts deterministically (sorted keys, no NaN), None when empty."""
+    kept = {
+        k: v
+        for k, v in facts.items()
+        if v is not None and v != "" and not (isinstance(v, float) and not math.isfinite(v))
+    }
+    if not kept:
+        return None
+    return json.dumps(kept, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def scores_frame(rows: Sequence[Mapping[str, object]]) -> pl.DataFrame:
+    """Build a frame in SCORE_SCHEMA from row dicts (missing keys become null), checking units."""
+    frame = pl.DataFrame(
+        [{name: row.get(name) for name in SCORE_SCHEMA} for row in rows],
+        schema=SCORE_SCHEMA,
+        orient="row",
+    )
+    bad = frame.filter(~pl.col("unit").is_in(list(UNITS)))
+    if bad.height:
+        raise ValueError(f"unknown unit {bad['unit'][0]!r} in parser output")
+    return frame

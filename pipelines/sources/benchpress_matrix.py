@@ -1,0 +1,89 @@
+"""Microsoft BenchPress paper score matrix (84 models x 133 benchmarks), the canonical id space."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from pipelines.sources.base import (
+    ParseError,
+    Source,
+    extra_json,
+    finite_value,
+    load_json,
+    scores_frame,
+)
+
+URL = "https://microsoft.github.io/benchpress/data.json"
+
+# Columns that are not 0-100 percentages (SOURCE.md, "Scales").
+NON_PERCENT_UNITS = {
+    "chatbot_arena_elo": "elo",
+    "codeforces_rating": "rating",
+    "gdpval_aa_elo": "elo",
+    "swelancer_freelance_dollars": "dollars",
+    "vending_bench_2": "score",
+}
+
+
+def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
+    doc = load_json("benchpress_matrix", URL, payloads[URL])
+    if not isinstance(doc, dict) or not {"models", "benchmarks", "observed"} <= doc.keys():
+        raise ParseError("benchpress_matrix", URL, "expected keys models, benchmarks, observed")
+    models, benchmarks, observed = doc["models"], doc["benchmarks"], doc["observed"]
+    citations = doc.get("sources") or [[None] * len(benchmarks)] * len(models)
+    if len(observed) != len(models):
+        raise ParseError("benchpress_matrix", URL, f"{len(observed)} rows for {len(models)} models")
+    rows = []
+    for i, model in enumerate(models):
+        line = observed[i]
+        if len(line) != len(benchmarks):
+            raise ParseError("benchpress_matrix", URL, "row length != benchmark count", f"row {i}")
+        setting = model.get("canonical_setting") or {}
+        for j, bench in enumerate(benchmarks):
+            ref = f"observed[{i}][{j}]"
+            value = finite_value("benchpress_matrix", URL, line[j], ref)
+            if value is None:
+                continue
+            cite = citations[i][j] if i < len(citations) and j < len(citations[i]) else None
+            cite = cite or {}
+            rows.append(
+                {
+                    "source": "benchpress_matrix",
+                    "payload_url": URL,
+                    "row_ref": ref,
+                    "model_key": model["id"],
+                    "model_name": model.get("name"),
+                    "benchmark_key": bench["id"],
+                    "benchmark_name": bench.get("name"),
+                    "value": value,
+                    "unit": NON_PERCENT_UNITS.get(bench["id"], "percent"),
+                    "reasoning_effort": setting.get("effort"),
+                    "extra": extra_json(
+                        {
+                            "provider": model.get("provider"),
+                            "reasoning": model.get("reasoning"),
+                            "release_date": model.get("release_date"),
+                            "open_weights": model.get("open_weights"),
+                            "mode": setting.get("mode"),
+                            "citation_url": cite.get("url"),
+                            "citation_type": cite.get("type"),
+                            "audit_status": cite.get("audit_status"),
+                        }
+                    ),
+                }
+            )
+    return scores_frame(rows)
+
+
+SOURCE = Source(
+    id="benchpress_matrix",
+    title="BenchPress score matrix (Microsoft, arXiv:2606.24020)",
+    homepage="https://microsoft.github.io/benchpress/",
+    urls=(URL,),
+    parse=parse,
+    licence="CDLA-Permissive-2.0 (scores); MIT (code)",
+    attribution='Zeng & Papailiopoulos, "You Don\'t Need to Run Every Eval", 2026.',
+    max_bytes=16 * 1024 * 1024,
+)

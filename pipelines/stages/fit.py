@@ -1,0 +1,95 @@
+"""Fit the low-rank factorization on the score matrix and measure its structure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from pipelines.transforms.matrix import select_for_fit
+from predictor.completion import LowRankCompleter
+
+
+@dataclass(frozen=True)
+class FitParams:
+    rank: int = 2
+    alpha: float = 0.1
+    n_iter: int = 40
+    n_seeds: int = 10
+    random_state: int = 0
+    min_per_model: int = 5
+    min_per_benchmark: int = 5
+
+
+@dataclass
+class FitResult:
+    model_ids: list[str]
+    benchmark_ids: list[str]
+    scales: list[str]
+    values: np.ndarray
+    completer: LowRankCompleter
+    figures: dict[str, Any]
+
+
+def to_dense(
+    cells: pl.DataFrame, scale_of: dict[str, str]
+) -> tuple[list[str], list[str], list[str], np.ndarray]:
+    """Long cells -> (model ids, benchmark ids, scales, values with NaN), sorted for stability."""
+    model_ids = sorted(cells["model_id"].unique().to_list())
+    benchmark_ids = sorted(cells["benchmark_id"].unique().to_list())
+    row = {m: i for i, m in enumerate(model_ids)}
+    col = {b: j for j, b in enumerate(benchmark_ids)}
+    values = np.full((len(model_ids), len(benchmark_ids)), np.nan)
+    for model_id, benchmark_id, score in cells.select(
+        "model_id", "benchmark_id", "score"
+    ).iter_rows():
+        values[row[model_id], col[benchmark_id]] = score
+    return model_ids, benchmark_ids, [scale_of[b] for b in benchmark_ids], values
+
+
+def variance_shares(z_filled: np.ndarray, k: int = 3) -> tuple[list[float], list[float]]:
+    """Singular values of the column-centred matrix and the share of variance of the top k."""
+    centred = z_filled - z_filled.mean(axis=0, keepdims=True)
+    singular = np.linalg.svd(centred, compute_uv=False)
+    energy = singular**2
+    total = float(energy.sum()) or 1.0
+    shares = [float(energy[:i].sum() / total) for i in range(1, k + 1)]
+    return [float(s) for s in singular], shares
+
+
+def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams) -> FitResult:
+    kept = select_for_fit(cells, params.min_per_model, params.min_per_benchmark)
+    if kept.height == 0:
+        raise ValueError(
+            "no model/benchmark meets the minimum observation counts "
+            f"({params.min_per_model} per model, {params.min_per_benchmark} per benchmark)"
+        )
+    model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
+    completer = LowRankCompleter(
+        rank=params.rank,
+        alpha=params.alpha,
+        n_iter=params.n_iter,
+        n_seeds=params.n_seeds,
+        random_state=params.random_state,
+    ).fit(values, scales)
+    observed = ~np.isnan(values)
+    z_obs = completer.transform_.transform(values)
+    z_filled = np.where(observed, z_obs, completer.z_pred_)
+    singular, shares = variance_shares(z_filled)
+    fitted = completer.predict(keep_observed=False)
+    in_sample = np.abs(fitted[observed] - values[observed])
+    figures = {
+        "n_models": len(model_ids),
+        "n_benchmarks": len(benchmark_ids),
+        "n_cells": int(observed.sum()),
+        "fill_rate": round(float(observed.mean()), 6),
+        "singular_values": [round(s, 6) for s in singular[:10]],
+        "variance_share_top1": round(shares[0], 6),
+        "variance_share_top2": round(shares[1], 6),
+        "variance_share_top3": round(shares[2], 6),
+        "in_sample_medae": round(float(np.median(in_sample)), 6),
+        "cv_median_abs_z_residual": round(float(np.median(completer.cv_abs_residuals_)), 6),
+    }
+    return FitResult(model_ids, benchmark_ids, scales, values, completer, figures)

@@ -1,0 +1,106 @@
+"""Assemble the tables of a snapshot from the matrix, the registry and a fit, then stage them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipelines.identity.registry import Registry
+from pipelines.stages.fit import FitParams, FitResult
+from predictor.fitted_state import export_state
+from warehouse.snapshots import SnapshotTables, stage
+
+
+def model_table(normalized: pl.DataFrame, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
+    """One row per model in the matrix: a display name and how much evidence it has."""
+    resolved = normalized.filter(pl.col("resolution") == "resolved")
+    names = (
+        resolved.with_columns((pl.col("source") != "benchpress_matrix").alias("_not_canonical"))
+        .sort("model_id", "_not_canonical", "source", "model_name")
+        .unique("model_id", keep="first", maintain_order=True)
+        .select("model_id", pl.col("model_name").alias("name"))
+    )
+    counts = cells.group_by("model_id").agg(
+        pl.len().cast(pl.Int32).alias("n_cells"),
+        pl.col("source").n_unique().cast(pl.Int32).alias("n_sources"),
+    )
+    fitted = pl.DataFrame({"model_id": fit.model_ids, "in_fit": [True] * len(fit.model_ids)})
+    return (
+        counts.join(names, on="model_id", how="left")
+        .join(fitted, on="model_id", how="left")
+        .with_columns(pl.col("in_fit").fill_null(False))
+        .select("model_id", "name", "n_cells", "n_sources", "in_fit")
+        .sort("model_id")
+    )
+
+
+def benchmark_table(registry: Registry, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
+    counts = cells.group_by("benchmark_id").agg(pl.len().cast(pl.Int32).alias("n_cells"))
+    fitted = pl.DataFrame(
+        {"benchmark_id": fit.benchmark_ids, "in_fit": [True] * len(fit.benchmark_ids)}
+    )
+    return (
+        registry.benchmarks.join(counts, on="benchmark_id", how="inner")
+        .join(fitted, on="benchmark_id", how="left")
+        .with_columns(pl.col("in_fit").fill_null(False))
+        .select("benchmark_id", "name", "scale", "unit", "n_cells", "in_fit")
+        .sort("benchmark_id")
+    )
+
+
+def alias_table(normalized: pl.DataFrame) -> pl.DataFrame:
+    """Every name a source used for a resolved model or benchmark -> its canonical id."""
+    resolved = normalized.filter(pl.col("resolution") == "resolved")
+    parts = [
+        resolved.select(
+            pl.lit(kind).alias("kind"),
+            "source",
+            pl.col(name).alias("name"),
+            pl.col(target).alias("id"),
+        )
+        for kind, name, target in (
+            ("model", "model_key", "model_id"),
+            ("model", "model_name", "model_id"),
+            ("benchmark", "benchmark_key", "benchmark_id"),
+            ("benchmark", "benchmark_name", "benchmark_id"),
+        )
+    ]
+    return pl.concat(parts).drop_nulls("name").unique().sort("kind", "name", "source", "id")
+
+
+def snapshot_tables(
+    normalized: pl.DataFrame,
+    cells: pl.DataFrame,
+    conflicts: pl.DataFrame,
+    registry: Registry,
+    fit: FitResult,
+) -> SnapshotTables:
+    fit_doc: dict[str, Any] = {
+        "model_ids": fit.model_ids,
+        "benchmark_ids": fit.benchmark_ids,
+        "state": export_state(fit.completer),
+    }
+    return SnapshotTables(
+        cells=cells.rename({"payload_url": "url"}).sort("model_id", "benchmark_id"),
+        models=model_table(normalized, cells, fit),
+        benchmarks=benchmark_table(registry, cells, fit),
+        aliases=alias_table(normalized),
+        conflicts=conflicts,
+        fit=fit_doc,
+    )
+
+
+def stage_snapshot(
+    tables: SnapshotTables, staging_root: Path, params: FitParams, figures: dict[str, Any]
+) -> tuple[str, Path]:
+    counts = {
+        "models": tables.models.height,
+        "benchmarks": tables.benchmarks.height,
+        "cells": tables.cells.height,
+        "conflicts": tables.conflicts.height,
+        "sources": sorted(tables.cells["source"].unique().to_list()),
+    }
+    facts = {"counts": counts, "fit_params": vars(params), "quality": figures}
+    return stage(tables, staging_root, facts)

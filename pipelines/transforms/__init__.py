@@ -1,0 +1,1 @@
+"""Pure Polars transforms between warehouse tables (no Dagster, no DuckDB)."""

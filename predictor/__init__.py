@@ -1,0 +1,22 @@
+"""Predict LLM benchmark scores from a few probes by low-rank matrix completion.
+
+Depends on numpy, Polars and pyarrow only (never Dagster or DuckDB), so it installs and
+imports on its own.
+"""
+
+from predictor.api import BenchPress, MatrixView, Prediction, predictions_frame
+from predictor.completion import Completion, LowRankCompleter, complete_matrix
+from predictor.resolve import UnknownNameError
+from predictor.snapshots import SnapshotError
+
+__all__ = [
+    "BenchPress",
+    "Completion",
+    "LowRankCompleter",
+    "MatrixView",
+    "Prediction",
+    "SnapshotError",
+    "UnknownNameError",
+    "complete_matrix",
+    "predictions_frame",
+]

@@ -1,0 +1,201 @@
+"""`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
+
+bp = BenchPress.load("2026.11.30.1")   # or "latest"
+bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from predictor.fitted_state import restore_state
+from predictor.resolve import NameResolver
+from predictor.snapshots import Snapshot, default_stores, load_snapshot, resolve_version
+
+# Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
+_UNBOUNDED_LIMIT = 1e7
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A predicted score with its central `level` interval; `confidence` is the half-width."""
+
+    benchmark: str
+    score: float
+    low: float
+    high: float
+    level: float
+    observed: bool = False  # True for the probes themselves (returned unchanged)
+
+    @property
+    def confidence(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "confidence": self.confidence}
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    values: np.ndarray
+    models: list[str]
+    benchmarks: list[str]
+    scales: list[str]
+
+
+class BenchPress:
+    """A loaded snapshot. Construct with `load` or `from_pretrained`."""
+
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        fit = snapshot.fit
+        self.fit_models_: list[str] = list(fit["model_ids"])
+        self.fit_benchmarks_: list[str] = list(fit["benchmark_ids"])
+        self._column = {b: j for j, b in enumerate(self.fit_benchmarks_)}
+        values = self._dense(self.fit_models_, self.fit_benchmarks_)
+        self.completer_ = restore_state(fit["state"], values)
+        self._scale = dict(snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
+        self.resolve_model = NameResolver("model", self.models, snapshot.aliases)
+        self.resolve_benchmark = NameResolver("benchmark", self.benchmarks, snapshot.aliases)
+
+    # ----------------------------------------------------------------- loading
+    @classmethod
+    def load(cls, version: str = "latest", store: str | Path | None = None) -> BenchPress:
+        """Load a published version ("latest" = newest) from `store` or the default stores
+        (BENCHPRESS_HOME's store, then the snapshot bundled with the package)."""
+        stores = [Path(store)] if store is not None else default_stores()
+        return cls(load_snapshot(resolve_version(version, stores)))
+
+    @classmethod
+    def from_pretrained(cls, name: str = "latest") -> BenchPress:
+        """A version string, "latest", or the path of a snapshot directory."""
+        path = Path(name)
+        if name not in ("latest",) and path.is_dir():
+            return cls(load_snapshot(path))
+        return cls.load(name)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def version(self) -> str:
+        return self.snapshot.version
+
+    @property
+    def models(self) -> list[str]:
+        return self.snapshot.models["model_id"].to_list()
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return self.snapshot.benchmarks["benchmark_id"].to_list()
+
+    @property
+    def manifest(self) -> dict[str, object]:
+        return dict(self.snapshot.manifest)
+
+    def _dense(self, models: list[str], benchmarks: list[str]) -> np.ndarray:
+        row = {m: i for i, m in enumerate(models)}
+        col = {b: j for j, b in enumerate(benchmarks)}
+        values = np.full((len(models), len(benchmarks)), np.nan)
+        for model_id, benchmark_id, score in self.snapshot.cells.select(
+            "model_id", "benchmark_id", "score"
+        ).iter_rows():
+            if model_id in row and benchmark_id in col:
+                values[row[model_id], col[benchmark_id]] = score
+        return values
+
+    def matrix(self) -> MatrixView:
+        """The published matrix (every resolved cell), models x benchmarks, NaN = missing."""
+        values = self._dense(self.models, self.benchmarks)
+        return MatrixView(
+            values, self.models, self.benchmarks, [self._scale[b] for b in self.benchmarks]
+        )
+
+    def scores(self) -> pl.DataFrame:
+        """Observed cells with provenance: which source, URL and payload said it, and when."""
+        return self.snapshot.cells.select(
+            "model_id",
+            "benchmark_id",
+            "score",
+            "source",
+            "url",
+            "fetched_at",
+            "payload_sha256",
+            "model_key",
+            "n_observations",
+        )
+
+    # -------------------------------------------------------------- prediction
+    def _probe_row(self, probe_scores: Mapping[str, float]) -> np.ndarray:
+        if not isinstance(probe_scores, Mapping):
+            kind = type(probe_scores).__name__
+            raise TypeError(f"probe_scores must be a mapping of benchmark -> score, got {kind}")
+        if not probe_scores:
+            raise ValueError("probe_scores is empty: give at least one benchmark score")
+        row = np.full(len(self.fit_benchmarks_), np.nan)
+        for name, raw in probe_scores.items():
+            benchmark = self.resolve_benchmark(name)
+            if benchmark not in self._column:
+                raise ValueError(
+                    f"benchmark {benchmark!r} has too few observations in snapshot "
+                    f"{self.version} to be used as a probe"
+                )
+            if isinstance(raw, bool) or not isinstance(raw, int | float | np.number):
+                raise TypeError(f"score for {name!r} must be a number, got {raw!r}")
+            value = float(raw)
+            if not math.isfinite(value):
+                raise ValueError(f"score for {name!r} must be finite, got {raw!r}")
+            if self._scale[benchmark] == "percent" and not 0.0 <= value <= 100.0:
+                raise ValueError(f"score for {name!r} must lie in 0-100 (percent), got {value:g}")
+            if abs(value) > _UNBOUNDED_LIMIT:
+                raise ValueError(f"score for {name!r} is implausibly large: {value:g}")
+            column = self._column[benchmark]
+            if not np.isnan(row[column]):
+                raise ValueError(f"benchmark {benchmark!r} is given twice (as {name!r})")
+            row[column] = value
+        return row
+
+    def predict(
+        self, probe_scores: Mapping[str, float], level: float = 0.9
+    ) -> dict[str, Prediction]:
+        """Predict every fitted benchmark for a new model from its probe scores.
+
+        The model is folded in against the snapshot's benchmark factors (no refit). Probes
+        come back unchanged with `observed=True` and a zero-width interval.
+        """
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+        row = self._probe_row(probe_scores)
+        mean = self.completer_.fold_in(row)
+        low, high = self.completer_.fold_in_interval(row, level=level)
+        return {
+            benchmark: Prediction(
+                benchmark=benchmark,
+                score=float(mean[j]),
+                low=float(min(low[j], mean[j])),
+                high=float(max(high[j], mean[j])),
+                level=level,
+                observed=not np.isnan(row[j]),
+            )
+            for j, benchmark in enumerate(self.fit_benchmarks_)
+        }
+
+
+def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:
+    """Tidy table of predictions: one row per benchmark."""
+    return pl.DataFrame(
+        [p.as_dict() for p in predictions.values()],
+        schema={
+            "benchmark": pl.String,
+            "score": pl.Float64,
+            "low": pl.Float64,
+            "high": pl.Float64,
+            "level": pl.Float64,
+            "observed": pl.Boolean,
+            "confidence": pl.Float64,
+        },
+    )

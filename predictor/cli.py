@@ -1,0 +1,164 @@
+"""`benchpress` command line. The predictor's own commands live here; the pipeline package
+contributes `refresh`, `sources` and `warehouse` through the `benchpress.commands` entry-point
+group, so the predictor installs and runs alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from predictor.api import BenchPress, predictions_frame
+from predictor.resolve import UnknownNameError
+from predictor.snapshots import SnapshotError, default_stores, list_versions, read_manifest
+
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as `benchpress: error: ...` with a non-zero exit."""
+
+
+def parse_scores(text: str) -> dict[str, float]:
+    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}."""
+    scores: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise CommandError(f"--scores: expected name=value, got {part!r}")
+        try:
+            scores[name.strip()] = float(value)
+        except ValueError:
+            raise CommandError(
+                f"--scores: {name.strip()!r} has a non-numeric value {value!r}"
+            ) from None
+    if not scores:
+        raise CommandError("--scores: give at least one name=value pair")
+    return scores
+
+
+def print_table(rows: list[dict[str, object]], columns: Sequence[str]) -> None:
+    def cell(value: object) -> str:
+        return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+    widths = {c: max([len(c), *(len(cell(r[c])) for r in rows)]) for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns))
+    for row in rows:
+        print("  ".join(cell(row[c]).ljust(widths[c]) for c in columns))
+
+
+def _store_args(args: argparse.Namespace) -> list[Path]:
+    return [Path(args.store)] if getattr(args, "store", None) else default_stores()
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    bp = BenchPress.load(args.version, store=args.store)
+    predictions = bp.predict(parse_scores(args.scores), level=args.level)
+    frame = predictions_frame(predictions).sort("benchmark")
+    if args.json:
+        print(
+            json.dumps(
+                {"version": bp.version, "level": args.level, "predictions": frame.to_dicts()},
+                indent=2,
+            )
+        )
+        return 0
+    print(
+        f"snapshot {bp.version}: {len(predictions)} benchmarks, {int(args.level * 100)}% intervals"
+    )
+    rows = [
+        {**r, "±": r["confidence"], "kind": "probe" if r["observed"] else "predicted"}
+        for r in frame.to_dicts()
+    ]
+    print_table(rows, ["benchmark", "score", "low", "high", "±", "kind"])
+    return 0
+
+
+def cmd_snapshots_list(args: argparse.Namespace) -> int:
+    rows = []
+    for store in _store_args(args):
+        for version in list_versions(store):
+            manifest = read_manifest(store / version)
+            counts = manifest.get("counts", {})
+            rows.append(
+                {
+                    "version": version,
+                    "models": counts.get("models"),
+                    "benchmarks": counts.get("benchmarks"),
+                    "cells": counts.get("cells"),
+                    "content_hash": str(manifest.get("content_hash", ""))[:12],
+                    "parent": manifest.get("parent") or "",
+                    "store": str(store),
+                }
+            )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        print_table(
+            rows, ["version", "models", "benchmarks", "cells", "content_hash", "parent", "store"]
+        )
+    else:
+        print("no snapshots published yet; run `benchpress refresh`")
+    return 0
+
+
+def cmd_snapshots_show(args: argparse.Namespace) -> int:
+    bp = BenchPress.load(args.version, store=args.store)
+    print(json.dumps({**bp.manifest, "path": str(bp.snapshot.path)}, indent=2, sort_keys=True))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchpress",
+        description="Predict LLM benchmark scores from a few probe scores, from pinned snapshots.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    predict = sub.add_parser("predict", help="predict unseen benchmarks from probe scores")
+    predict.add_argument("--scores", required=True, help="probe scores: name=value,name=value")
+    predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
+    predict.add_argument("--store", help="snapshot store directory (default: BENCHPRESS_HOME's)")
+    predict.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    predict.add_argument("--json", action="store_true", help="machine-readable output")
+    predict.set_defaults(func=cmd_predict)
+
+    snapshots = sub.add_parser("snapshots", help="published matrix snapshots")
+    snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
+    listing = snap_sub.add_parser("list", help="list published versions")
+    listing.add_argument("--store", help="snapshot store directory")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(func=cmd_snapshots_list)
+    show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
+    show.add_argument("version", nargs="?", default="latest")
+    show.add_argument("--store", help="snapshot store directory")
+    show.set_defaults(func=cmd_snapshots_show)
+
+    for entry in entry_points(group="benchpress.commands"):
+        try:
+            register = entry.load()
+        except ImportError:  # the pipeline extras are not installed: predictor-only install
+            continue
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
+    except (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError) as exc:
+        print(f"benchpress: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, CommandError | UnknownNameError) else EXIT_FAILED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""Read and verify published matrix snapshots (the format is defined here; writers live in
+`warehouse.snapshots`). A snapshot is a directory `<store>/<version>/` holding data files and a
+`manifest.json` that lists each file's sha256 and the content hash over all of them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+DATA_FILES = (
+    "cells.parquet",
+    "models.parquet",
+    "benchmarks.parquet",
+    "aliases.parquet",
+    "conflicts.parquet",
+    "fit.json",
+)
+VERSION_PATTERN = re.compile(r"^(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d+)$")
+
+
+class SnapshotError(RuntimeError):
+    """A snapshot is missing, malformed or does not match its recorded hashes."""
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    match = VERSION_PATTERN.match(version)
+    if not match:
+        raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
+    return tuple(int(part) for part in match.groups())
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def content_hash(file_hashes: dict[str, str]) -> str:
+    """One hash for the snapshot's content: independent of version, time and file order."""
+    lines = "".join(f"{name}:{file_hashes[name]}\n" for name in sorted(file_hashes))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def list_versions(store: Path) -> list[str]:
+    """Published versions in a store, oldest first (directories with a manifest only)."""
+    if not store.is_dir():
+        return []
+    found = [
+        entry.name
+        for entry in store.iterdir()
+        if VERSION_PATTERN.match(entry.name) and (entry / MANIFEST).is_file()
+    ]
+    return sorted(found, key=version_key)
+
+
+def default_stores() -> list[Path]:
+    """Where `load` looks: the local store under BENCHPRESS_HOME, then the bundled one."""
+    return [snapshot_store_dir(), bundled_snapshot_dir()]
+
+
+def resolve_version(version: str, stores: list[Path]) -> Path:
+    """The directory of `version` (or the newest for "latest") in the first store that has it."""
+    if version == "latest":
+        # newest version across all stores; on a tie the earlier store (local) wins
+        candidates = [
+            (version_key(v), -rank, store / v)
+            for rank, store in enumerate(stores)
+            for v in list_versions(store)
+        ]
+        if not candidates:
+            raise SnapshotError(
+                "no published snapshot found in " + ", ".join(str(s) for s in stores)
+            )
+        return max(candidates)[2]
+    version_key(version)  # validates the string before it touches a path
+    for store in stores:
+        candidate = store / version
+        if (candidate / MANIFEST).is_file():
+            return candidate
+    known = sorted({v for s in stores for v in list_versions(s)}, key=version_key)
+    raise SnapshotError(f"snapshot {version} not found; published versions: {known or 'none'}")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A loaded, verified snapshot: manifest plus its tables."""
+
+    path: Path
+    manifest: dict[str, Any]
+    cells: pl.DataFrame
+    models: pl.DataFrame
+    benchmarks: pl.DataFrame
+    aliases: pl.DataFrame
+    conflicts: pl.DataFrame
+    fit: dict[str, Any]
+
+    @property
+    def version(self) -> str:
+        return str(self.manifest["version"])
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{directory}: unreadable manifest ({exc})") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise SnapshotError(
+            f"{directory}: format_version {manifest.get('format_version')!r} is not supported"
+        )
+    return manifest
+
+
+def verify(directory: Path) -> dict[str, Any]:
+    """Check every data file against the manifest; raise on any difference (tampering)."""
+    manifest = read_manifest(directory)
+    recorded: dict[str, str] = manifest.get("files", {})
+    if set(recorded) != set(DATA_FILES):
+        raise SnapshotError(
+            f"{directory}: manifest lists {sorted(recorded)}, expected {DATA_FILES}"
+        )
+    for name, expected in recorded.items():
+        path = directory / name
+        if not path.is_file():
+            raise SnapshotError(f"{directory}: missing {name}")
+        actual = sha256_file(path)
+        if actual != expected:
+            raise SnapshotError(
+                f"snapshot {manifest.get('version')}: {name} has sha256 {actual[:12]}..., "
+                f"manifest says {expected[:12]}... (modified after publishing?)"
+            )
+    if content_hash(recorded) != manifest.get("content_hash"):
+        raise SnapshotError(f"{directory}: content hash does not match the file hashes")
+    return manifest
+
+
+def load_snapshot(directory: Path) -> Snapshot:
+    manifest = verify(directory)
+    return Snapshot(
+        path=directory,
+        manifest=manifest,
+        cells=pl.read_parquet(directory / "cells.parquet"),
+        models=pl.read_parquet(directory / "models.parquet"),
+        benchmarks=pl.read_parquet(directory / "benchmarks.parquet"),
+        aliases=pl.read_parquet(directory / "aliases.parquet"),
+        conflicts=pl.read_parquet(directory / "conflicts.parquet"),
+        fit=json.loads((directory / "fit.json").read_text("utf-8")),
+    )

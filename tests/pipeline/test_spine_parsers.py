@@ -1,0 +1,67 @@
+"""The spine's own parsers on the recorded bytes, fetched through the loopback mirror."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from pipelines.sources import SCORE_SCHEMA, ParseError
+from pipelines.sources import benchpress_matrix, livebench
+from tests.support.fetching import fetch_via_mirror
+
+
+def test_benchpress_matrix_parses_every_observed_cell(mirror_server) -> None:
+    frame = benchpress_matrix.parse(
+        fetch_via_mirror(benchpress_matrix.SOURCE, mirror_server.base_url)
+    )
+    assert frame.schema == pl.Schema(SCORE_SCHEMA)
+    assert frame.height == 2604
+    assert frame["model_key"].n_unique() == 84
+    assert frame["benchmark_key"].n_unique() == 133
+    units = dict(frame.group_by("unit").len().iter_rows())
+    assert units == {"percent": 2520, "elo": 31, "rating": 27, "dollars": 8, "score": 18}
+    o3_mini = frame.filter(
+        (pl.col("model_key") == "o3-mini-high") & (pl.col("benchmark_key") == "aider_polyglot_diff")
+    ).row(0, named=True)
+    assert o3_mini["value"] == 60.4
+    assert o3_mini["reasoning_effort"] == "high"
+    assert json.loads(o3_mini["extra"])["citation_url"] == "https://openai.com/index/gpt-4-1/"
+
+
+def test_benchpress_matrix_rejects_nan_and_wrong_shape() -> None:
+    url = benchpress_matrix.URL
+    with pytest.raises(ParseError, match="non-finite number 'NaN'"):
+        benchpress_matrix.parse({url: b'{"models": [], "benchmarks": [], "observed": [NaN]}'})
+    with pytest.raises(ParseError, match="expected keys models, benchmarks, observed"):
+        benchpress_matrix.parse({url: b'{"models": []}'})
+    doc = {"models": [{"id": "m"}], "benchmarks": [{"id": "b"}], "observed": [[1.0, 2.0]]}
+    with pytest.raises(ParseError, match="row 0"):
+        benchpress_matrix.parse({url: json.dumps(doc).encode()})
+
+
+def test_livebench_parses_rows_and_keeps_the_ragged_one(mirror_server) -> None:
+    frame = livebench.parse(fetch_via_mirror(livebench.SOURCE, mirror_server.base_url))
+    assert frame.height == 127 * 23
+    assert frame["model_key"].n_unique() == 127
+    assert frame["benchmark_key"].n_unique() == 23
+    ragged = frame.filter(pl.col("model_key") == "nemotron-3-super-120b-a12b")
+    assert ragged.height == 23 and ragged["value"].null_count() == 23
+    assert "ragged row: 20 values for 23 tasks" in ragged["extra"][0]
+    cell = frame.filter(
+        (pl.col("model_key") == "claude-4-1-opus-20250805-base")
+        & (pl.col("benchmark_key") == "code_completion")
+    ).row(0, named=True)
+    assert cell["value"] == 76.087
+    assert json.loads(cell["extra"]) == {"category": "Coding", "release": "2026_01_08"}
+
+
+def test_livebench_rejects_out_of_range_and_non_utf8() -> None:
+    table, cats = livebench.TABLE_URL, livebench.CATEGORIES_URL
+    with pytest.raises(ParseError, match=r"line 2: AMPS_Hard=140.0 outside 0-100"):
+        livebench.parse({table: b"model,AMPS_Hard\nx,140\n", cats: b"{}"})
+    with pytest.raises(ParseError, match="not UTF-8"):
+        livebench.parse({table: b"model,AMPS_Hard\n\xff\xfe,1\n", cats: b"{}"})
+    with pytest.raises(ParseError, match="HTML page"):
+        livebench.parse({table: b"<!DOCTYPE html><html></html>", cats: b"{}"})

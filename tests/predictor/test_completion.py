@@ -1,0 +1,177 @@
+"""Behaviour of the low-rank completer, its transform and the paper-protocol helpers."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from predictor.completion import Completion, LowRankCompleter, complete_matrix
+from predictor.evaluation import (
+    Fold,
+    column_mean_baseline,
+    holdout_errors,
+    load_folds,
+    load_paper_matrix,
+    summarize_errors,
+)
+from predictor.transforms import ScaleTransform
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PAPER_DIR = Path(
+    os.environ.get("BENCHPRESS_MATRIX_DIR")
+    or REPO_ROOT / ".." / "shared" / "leaderboards" / "benchpress_matrix"
+)
+
+
+def rank2_percent_matrix(n: int = 60, m: int = 40, seed: int = 7) -> np.ndarray:
+    """Percent scores whose logits are column offsets + an exact rank-2 product.
+
+    Column z-scoring keeps such a matrix inside the bias + rank-2 model class.
+    """
+    rng = np.random.default_rng(seed)
+    logit = rng.normal(0, 0.5, (1, m)) + rng.normal(0, 0.8, (n, 2)) @ rng.normal(0, 0.8, (2, m))
+    return 100.0 / (1.0 + np.exp(-logit))
+
+
+def hide(values: np.ndarray, share: float, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    mask = np.random.default_rng(seed).random(values.shape) < share
+    observed = values.copy()
+    observed[mask] = np.nan
+    return observed, mask
+
+
+@pytest.fixture(scope="module")
+def synthetic() -> tuple[np.ndarray, np.ndarray, np.ndarray, Completion]:
+    full = rank2_percent_matrix()
+    observed, mask = hide(full, 0.3)
+    return full, observed, mask, complete_matrix(observed, ["percent"] * full.shape[1])
+
+
+def test_recovers_exact_rank2_logit_matrix(synthetic):
+    full, _, mask, completion = synthetic
+    err = np.abs(completion.mean[mask] - full[mask])
+    assert np.median(err) < 0.2
+    assert err.max() < 1.5
+
+
+def test_observed_cells_come_back_unchanged(synthetic):
+    _, observed, mask, completion = synthetic
+    known = ~mask
+    assert np.array_equal(completion.mean[known], observed[known])
+    assert np.array_equal(completion.low[known], observed[known])
+    assert np.array_equal(completion.high[known], observed[known])
+    assert completion.mean.shape == observed.shape
+    assert isinstance(completion.model, LowRankCompleter)
+
+
+def test_interval_brackets_mean_and_percent_stays_inside_0_100():
+    full = rank2_percent_matrix(seed=3)
+    full[:5, 0] = 0.0  # saturated scores must not push predictions onto the bounds
+    full[5:10, 1] = 100.0
+    observed, mask = hide(full, 0.3, seed=2)
+    completion = complete_matrix(observed, ["percent"] * full.shape[1], n_seeds=3)
+    assert np.all(completion.low <= completion.mean)
+    assert np.all(completion.mean <= completion.high)
+    assert np.all(completion.low[mask] < completion.high[mask])
+    for arr in (completion.mean, completion.low, completion.high):
+        assert np.all((arr[mask] > 0.0) & (arr[mask] < 100.0))
+
+
+def test_same_random_state_gives_identical_arrays():
+    observed, _ = hide(rank2_percent_matrix(seed=5), 0.3)
+    scales = ["percent"] * observed.shape[1]
+    first = complete_matrix(observed, scales, random_state=11)
+    second = complete_matrix(observed, scales, random_state=11)
+    other = complete_matrix(observed, scales, random_state=12)
+    for name in ("mean", "low", "high"):
+        assert np.array_equal(getattr(first, name), getattr(second, name))
+    assert not np.array_equal(first.mean, other.mean)
+
+
+def test_fold_in_reproduces_a_held_out_row():
+    full = rank2_percent_matrix()
+    model = LowRankCompleter().fit(full[:-1], ["percent"] * full.shape[1])
+    truth = full[-1]
+    row = truth.copy()
+    unknown = np.arange(len(row)) % 2 == 0
+    row[unknown] = np.nan
+    pred, z = model.fold_in(row, return_z=True)
+    assert z.shape == truth.shape
+    assert np.abs(pred[unknown] - truth[unknown]).max() < 1.0
+    assert np.array_equal(pred[~unknown], truth[~unknown])
+    low, high = model.fold_in_interval(row, level=0.9)
+    assert np.all((low[unknown] < pred[unknown]) & (pred[unknown] < high[unknown]))
+
+
+def test_fold_in_is_fast():
+    full = rank2_percent_matrix(n=84, m=133)
+    model = LowRankCompleter(cv_folds=0).fit(hide(full, 0.7)[0], ["percent"] * 133)
+    row, _ = hide(full[:1], 0.8, seed=9)
+    model.fold_in(row[0])
+    start = time.perf_counter()
+    for _ in range(20):
+        model.fold_in(row[0])
+    assert (time.perf_counter() - start) / 20 < 0.005
+
+
+def test_unbounded_columns_round_trip_and_single_cell_std_is_one():
+    values = np.array([[1200.0, 50.0, 7.0], [1300.0, 60.0, np.nan], [1500.0, 99.0, np.nan]])
+    tf = ScaleTransform(["unbounded", "percent", "unbounded"]).fit(values)
+    z = tf.transform(values)
+    np.testing.assert_allclose(tf.inverse(z)[:, :2], values[:, :2])
+    np.testing.assert_allclose(np.nanmean(z, axis=0)[:2], 0.0, atol=1e-12)
+    assert tf.std_[2] == 1.0
+    assert tf.inverse(np.array([[0.0, 1e6, 0.0]]))[0, 1] < 100.0
+
+
+@pytest.mark.parametrize(
+    ("values", "scales", "argument"),
+    [
+        (np.ones((4, 3)), ["percent"] * 2, "scales"),
+        (np.ones((4, 3)), ["percent", "pct", "percent"], "scales"),
+        (np.array([[1.0, np.nan], [2.0, np.nan]]), ["percent"] * 2, "values"),
+        (np.ones(5), ["percent"] * 5, "values"),
+        (np.ones((2, 2, 2)), ["percent"] * 2, "values"),
+    ],
+    ids=["scales-length", "scale-kind", "all-nan-column", "1-d", "3-d"],
+)
+def test_bad_input_raises_value_error_naming_the_argument(values, scales, argument):
+    with pytest.raises(ValueError, match=argument):
+        LowRankCompleter(cv_folds=0).fit(values, scales)
+
+
+def test_fold_in_rejects_a_row_of_the_wrong_length():
+    model = LowRankCompleter(n_seeds=1, cv_folds=0).fit(rank2_percent_matrix(), ["percent"] * 40)
+    with pytest.raises(ValueError, match="row"):
+        model.fold_in(np.ones(39))
+
+
+def test_holdout_errors_scores_the_column_mean_baseline():
+    full = rank2_percent_matrix(n=30, m=10)
+    cells = np.argwhere(np.random.default_rng(4).random(full.shape) < 0.2)
+    per_fold = holdout_errors(full, ["percent"] * 10, [Fold(0, 0, cells)], column_mean_baseline)
+    train = full.copy()
+    train[cells[:, 0], cells[:, 1]] = np.nan
+    expected = np.median(np.abs(np.nanmean(train, axis=0)[cells[:, 1]] - full[tuple(cells.T)]))
+    assert per_fold["medae"][0] == pytest.approx(expected)
+    assert per_fold["n"][0] == len(cells)
+    assert 0.0 <= per_fold["coverage"][0] <= 1.0
+
+
+@pytest.mark.skipif(not (PAPER_DIR / "data.json").exists(), reason="paper matrix not available")
+def test_reference_recipe_on_one_paper_fold():
+    values, model_ids, benchmark_ids, scales = load_paper_matrix(PAPER_DIR / "data.json")
+    assert values.shape == (len(model_ids), len(benchmark_ids)) == (84, 133)
+    assert scales.count("unbounded") == 5
+    folds = load_folds(PAPER_DIR / "folds_s10_f3_bs42_ms1.json")
+    assert len(folds) == 30
+    summary = summarize_errors(
+        holdout_errors(values, scales, folds[:1], partial(complete_matrix, level=0.9))
+    )
+    assert summary["medae"] < 6.0
+    assert 0.8 < summary["coverage"] < 0.97

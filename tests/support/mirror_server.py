@@ -1,0 +1,113 @@
+"""A real HTTP server on loopback serving a directory in the mirror layout (`/<host>/<path>`).
+
+Used instead of the live leaderboards, which this test machine cannot reach: the fetch code runs
+unchanged (requests over TCP), only the base URL differs. Supports ETag / If-None-Match so
+conditional GET is exercised, and per-path fault injection for the fault tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+# A fault takes the handler and the file bytes and fully answers the request itself.
+Fault = Callable[[BaseHTTPRequestHandler, bytes], None]
+
+
+@dataclass
+class MirrorServer:
+    root: Path
+    faults: dict[str, Fault] = field(default_factory=dict)  # "/host/path" -> fault
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (path, status)
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> MirrorServer:
+        mirror = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server API)
+                path = unquote(urlsplit(self.path).path)
+                rel = path.lstrip("/")
+                query = urlsplit(self.path).query
+                if query:
+                    rel += "__" + query
+                target = (mirror.root / rel).resolve()
+                if mirror.root.resolve() not in target.parents or not target.is_file():
+                    mirror.requests.append((path, "404"))
+                    self.send_error(404)
+                    return
+                data = target.read_bytes()
+                fault = mirror.faults.get(path)
+                if fault is not None:
+                    mirror.requests.append((path, "fault"))
+                    fault(self, data)
+                    return
+                etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+                if self.headers.get("If-None-Match") == etag:
+                    mirror.requests.append((path, "304"))
+                    self.send_response(304)
+                    self.send_header("ETag", etag)
+                    self.end_headers()
+                    return
+                mirror.requests.append((path, "200"))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("ETag", etag)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+def serve_status(status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> Fault:
+    def fault(handler: BaseHTTPRequestHandler, _data: bytes) -> None:
+        handler.send_response(status)
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return fault
+
+
+def serve_truncated(handler: BaseHTTPRequestHandler, data: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data[: len(data) // 2])
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
+def serve_slowly(delay: float) -> Fault:
+    def fault(handler: BaseHTTPRequestHandler, data: bytes) -> None:
+        time.sleep(delay)
+        serve_status(200, data)(handler, data)
+
+    return fault

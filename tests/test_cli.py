@@ -1,0 +1,68 @@
+"""The `benchpress` command as a user runs it (a real subprocess of the installed script)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipelines.sources import SOURCES
+
+BIN = Path(sys.executable).parent / "benchpress"
+
+
+def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCHPRESS_HOME": str(home)}
+    return subprocess.run(
+        [str(BIN), *args], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+
+
+def test_predict_json_from_the_bundled_snapshot(tmp_path) -> None:
+    done = run("predict", "--scores", "gpqa_diamond=80,hle=20", "--json", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    rows = {row["benchmark"]: row for row in doc["predictions"]}
+    assert rows["gpqa_diamond"]["observed"] is True and rows["gpqa_diamond"]["score"] == 80
+    assert rows["mmlu_pro"]["low"] <= rows["mmlu_pro"]["score"] <= rows["mmlu_pro"]["high"]
+    assert doc["level"] == 0.9
+
+
+def test_predict_table_and_errors(tmp_path) -> None:
+    done = run("predict", "--scores", "gpqa_diamond=80", home=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[1].split()[:4] == ["benchmark", "score", "low", "high"]
+    bad = run("predict", "--scores", "gpqa_diamnd=80", home=tmp_path)
+    assert bad.returncode == 2
+    assert "unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond" in bad.stderr
+    junk = run("predict", "--scores", "gpqa_diamond", home=tmp_path)
+    assert junk.returncode == 2 and "expected name=value" in junk.stderr
+
+
+def test_sources_json_lists_urls_and_replay_root(tmp_path) -> None:
+    done = run("sources", "--json", home=tmp_path)
+    doc = json.loads(done.stdout)
+    assert [s["id"] for s in doc["sources"]] == list(SOURCES)
+    livebench = next(s for s in doc["sources"] if s["id"] == "livebench")
+    assert livebench["urls"][0] == "https://livebench.ai/table_2026_01_08.csv"
+    assert Path(doc["replay_root"]).is_dir()
+
+
+@pytest.mark.slow
+def test_refresh_then_list_stats_and_show(tmp_path) -> None:
+    done = run("refresh", "--mode", "replay", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "snapshot published" in done.stdout
+    listing = json.loads(run("snapshots", "list", "--json", home=tmp_path).stdout)
+    local = [row for row in listing if row["store"] == str(tmp_path / "snapshots")]
+    assert len(local) == 1 and local[0]["models"] >= 80
+    stats = json.loads(run("warehouse", "stats", "--json", home=tmp_path).stdout)
+    assert set(stats["sources"]) == set(SOURCES)
+    assert stats["sources"]["livebench"]["rows"] == 2921
+    assert stats["matrix"]["models"] == local[0]["models"]
+    show = json.loads(run("snapshots", "show", local[0]["version"], home=tmp_path).stdout)
+    assert show["content_hash"].startswith(local[0]["content_hash"])

@@ -1,0 +1,77 @@
+"""Snapshot store: immutable, hashed, versioned; identical content publishes nothing."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+import pytest
+
+from predictor.snapshots import SnapshotError, list_versions, load_snapshot, resolve_version, verify
+from warehouse.snapshots import SnapshotTables, publish, stage
+
+
+def tables(score: float = 71.5) -> SnapshotTables:
+    cells = pl.DataFrame(
+        {"model_id": ["m1", "m2"], "benchmark_id": ["b1", "b1"], "score": [score, 40.0]}
+    )
+    return SnapshotTables(
+        cells=cells,
+        models=pl.DataFrame({"model_id": ["m1", "m2"]}),
+        benchmarks=pl.DataFrame({"benchmark_id": ["b1"], "scale": ["percent"]}),
+        aliases=pl.DataFrame({"kind": ["model"], "source": ["s"], "name": ["M1"], "id": ["m1"]}),
+        conflicts=pl.DataFrame(
+            {"model_id": [], "benchmark_id": []},
+            schema={"model_id": pl.String, "benchmark_id": pl.String},
+        ),
+        fit={"model_ids": ["m1", "m2"], "benchmark_ids": ["b1"], "state": {}},
+    )
+
+
+def test_staging_is_deterministic(tmp_path) -> None:
+    first, _ = stage(tables(), tmp_path / "a", {})
+    second, _ = stage(tables(), tmp_path / "b", {})
+    changed, _ = stage(tables(score=72.0), tmp_path / "c", {})
+    assert first == second
+    assert changed != first
+
+
+def test_publish_versions_parent_and_dedup(tmp_path) -> None:
+    store = tmp_path / "store"
+    digest, staged = stage(tables(), tmp_path / "staging", {"counts": {"cells": 2}})
+    day = date(2026, 11, 30)
+    one = publish(staged, store, today=day)
+    assert (one.version, one.published, one.parent) == ("2026.11.30.1", True, None)
+    again = publish(staged, store, today=day)
+    assert (again.version, again.published) == ("2026.11.30.1", False)
+    _, staged2 = stage(tables(score=10.0), tmp_path / "staging", {})
+    two = publish(staged2, store, today=day)
+    assert (two.version, two.parent) == ("2026.11.30.2", "2026.11.30.1")
+    three = publish(
+        stage(tables(score=11.0), tmp_path / "staging", {})[1], store, date(2026, 12, 1)
+    )
+    assert three.version == "2026.12.01.1"
+    assert list_versions(store) == ["2026.11.30.1", "2026.11.30.2", "2026.12.01.1"]
+    assert resolve_version("latest", [store]).name == "2026.12.01.1"
+    snapshot = load_snapshot(store / "2026.11.30.1")
+    assert snapshot.manifest["content_hash"] == digest
+    assert snapshot.cells["score"].to_list() == [71.5, 40.0]
+
+
+def test_tampering_is_detected(tmp_path) -> None:
+    store = tmp_path / "store"
+    result = publish(stage(tables(), tmp_path / "staging", {})[1], store, date(2026, 11, 30))
+    target = result.path / "cells.parquet"
+    target.chmod(0o644)
+    target.write_bytes(target.read_bytes() + b"x")
+    with pytest.raises(SnapshotError, match="cells.parquet has sha256"):
+        verify(result.path)
+
+
+def test_unknown_and_malformed_versions(tmp_path) -> None:
+    with pytest.raises(SnapshotError, match="not found"):
+        resolve_version("2020.01.01.1", [tmp_path])
+    with pytest.raises(SnapshotError, match="not a snapshot version"):
+        resolve_version("../../etc", [tmp_path])
+    with pytest.raises(SnapshotError, match="no published snapshot"):
+        resolve_version("latest", [tmp_path])

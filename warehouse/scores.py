@@ -1,0 +1,111 @@
+"""Score tables: parsed source rows with their parse, normalized rows, the matrix and conflicts."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+import duckdb
+import polars as pl
+
+from warehouse.db import transaction
+
+
+def payload_set_sha(shas: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(shas)).encode()).hexdigest()
+
+
+def find_parse(
+    con: duckdb.DuckDBPyConnection, source: str, set_sha: str, parser_version: str
+) -> int | None:
+    """A successful earlier parse of exactly this payload set by this parser, if any."""
+    row = con.execute(
+        "SELECT parse_id FROM parses WHERE source = ? AND payload_set_sha = ?"
+        " AND parser_version = ? AND status = 'ok' ORDER BY parse_id DESC LIMIT 1",
+        [source, set_sha, parser_version],
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def record_parse(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    source: str,
+    set_sha: str,
+    payload_ids: list[int],
+    fetched_at: datetime,
+    parsed_at: datetime,
+    parser_version: str,
+    rows: pl.DataFrame | None,
+    error: str | None = None,
+) -> int:
+    """Store one parse and its rows in a single transaction (all rows or none)."""
+    with transaction(con):
+        parse_id = con.execute(
+            "INSERT INTO parses (source, payload_set_sha, payload_ids, fetched_at, parsed_at,"
+            " parser_version, status, n_rows, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING parse_id",
+            [
+                source,
+                set_sha,
+                payload_ids,
+                fetched_at,
+                parsed_at,
+                parser_version,
+                "ok" if rows is not None else "failed",
+                rows.height if rows is not None else None,
+                error,
+            ],
+        ).fetchone()[0]
+        if rows is not None and rows.height:
+            frame = rows.with_columns(pl.lit(parse_id, pl.Int64).alias("parse_id"))
+            con.register("incoming_rows", frame.to_arrow())
+            try:
+                con.execute("INSERT INTO source_scores BY NAME SELECT * FROM incoming_rows")
+            finally:
+                con.unregister("incoming_rows")
+    return int(parse_id)
+
+
+def current_parses(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The newest successful parse per source: what the matrix is built from."""
+    return con.execute(
+        "SELECT source, parse_id, payload_ids, fetched_at FROM parses WHERE status = 'ok'"
+        " QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC, parse_id DESC)"
+        " = 1 ORDER BY source"
+    ).pl()
+
+
+def current_source_scores(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Rows of each source's current parse, with the payload sha and fetch time per row."""
+    return con.execute(
+        "WITH cur AS ("
+        "  SELECT source, parse_id, payload_ids FROM parses WHERE status = 'ok'"
+        "  QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC, parse_id DESC)"
+        "  = 1)"
+        " SELECT s.*, p.sha256 AS payload_sha256, p.fetched_at"
+        " FROM source_scores s JOIN cur USING (parse_id)"
+        " LEFT JOIN raw_payloads p ON p.url = s.payload_url AND list_contains(cur.payload_ids,"
+        " p.payload_id)"
+        " ORDER BY s.source, s.payload_url, s.row_ref, s.model_key, s.benchmark_key"
+    ).pl()
+
+
+def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Swap a derived table's contents atomically (table names come from code, not input)."""
+    if table not in {"normalized_scores", "matrix_cells", "matrix_conflicts"}:
+        raise ValueError(f"not a derived table: {table}")
+    with transaction(con):
+        con.execute(f"DELETE FROM {table}")
+        if frame.height:
+            con.register("incoming_rows", frame.to_arrow())
+            try:
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+            finally:
+                con.unregister("incoming_rows")
+
+
+def read_table(con: duckdb.DuckDBPyConnection, table: str) -> pl.DataFrame:
+    if table not in {"normalized_scores", "matrix_cells", "matrix_conflicts", "staged_snapshots"}:
+        raise ValueError(f"not a readable table: {table}")
+    return con.execute(f"SELECT * FROM {table}").pl()
