@@ -20,6 +20,11 @@ from predictor.completion import Completion
 
 FitPredict = Callable[[np.ndarray, Sequence[str]], Completion]
 
+# In-repo copies of the paper matrix and its fold file (see benchmarks/data/README.md).
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MATRIX_PATH = REPO_ROOT / "pipelines" / "replay" / "microsoft.github.io" / "benchpress" / "data.json"
+DEFAULT_FOLDS_PATH = REPO_ROOT / "benchmarks" / "data" / "folds_s10_f3_bs42_ms1.json"
+
 # Columns of the paper matrix that are not 0-100 percentages (see the data's SOURCE.md).
 PAPER_UNBOUNDED = frozenset(
     {

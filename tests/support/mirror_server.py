@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 # A fault takes the handler and the file bytes and fully answers the request itself.
 Fault = Callable[[BaseHTTPRequestHandler, bytes], None]
@@ -41,11 +41,13 @@ class MirrorServer:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 (http.server API)
-                path = unquote(urlsplit(self.path).path)
+                # the same mapping as pipelines.fetch.transports.replay_relpath: path kept as
+                # sent (percent-escapes included), query quoted into the file name
+                path = urlsplit(self.path).path
                 rel = path.lstrip("/")
                 query = urlsplit(self.path).query
                 if query:
-                    rel += "__" + query
+                    rel += "__" + quote(unquote(query), safe="")
                 target = (mirror.root / rel).resolve()
                 if mirror.root.resolve() not in target.parents or not target.is_file():
                     mirror.requests.append((path, "404"))
@@ -74,7 +76,9 @@ class MirrorServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
