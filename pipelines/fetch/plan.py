@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from pipelines.fetch.transports import FetchedPayload, Fetcher, FetchError, Validators
 from pipelines.sources.base import Source
 
 StoredContent = Callable[[str], bytes | None]
+ValidatorsFor = Callable[[str], Validators | None]
 
 
 def fetch_source(
     fetcher: Fetcher,
     source: Source,
-    validators: Mapping[str, Validators] | None = None,
+    validators: ValidatorsFor | None = None,
     stored_content: StoredContent | None = None,
 ) -> list[FetchedPayload]:
     """All payloads of one source, in a deterministic order.
 
-    A 304 answer carries no bytes; when the listing step needs them, `stored_content` supplies
-    the archived copy so discovery works the same whether or not the listing changed.
+    `validators(url)` gives what the archived copy of a URL looked like, for conditional GET
+    (discovered URLs included). A 304 answer carries no bytes; when the listing step needs
+    them, `stored_content` supplies the archived copy, so discovery works the same whether or
+    not the listing changed.
     """
-    validators = validators or {}
+
+    def validators_for(url: str) -> Validators | None:
+        return validators(url) if validators else None
+
     fetched = [
-        fetcher.fetch(source.id, url, source.max_bytes, validators.get(url)) for url in source.urls
+        fetcher.fetch(source.id, url, source.max_bytes, validators_for(url)) for url in source.urls
     ]
     if source.discover is None:
         return fetched
@@ -41,7 +47,7 @@ def fetch_source(
             source.id, source.urls[0], f"listing names {len(extra)} files, over {source.max_files}"
         )
     fetched += [
-        fetcher.fetch(source.id, url, source.max_bytes, validators.get(url)) for url in extra
+        fetcher.fetch(source.id, url, source.max_bytes, validators_for(url)) for url in extra
     ]
     return fetched
 

@@ -31,11 +31,12 @@ def ingest_source(
 ) -> IngestSummary:
     """Fetch all payloads of `source`, archive new bytes, log the attempt (also on failure)."""
     started = datetime.now(UTC)
-    validators: dict[str, Validators] = {}
-    for url in source.urls:
+
+    def validators(url: str) -> Validators | None:
         stored = latest_payload(con, source.id, url)
-        if stored is not None:
-            validators[url] = Validators(stored.etag, stored.last_modified, stored.sha256)
+        if stored is None:
+            return None
+        return Validators(stored.etag, stored.last_modified, stored.sha256)
 
     def stored_content(url: str) -> bytes | None:
         stored = latest_payload(con, source.id, url)
