@@ -6,23 +6,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, MODES
+from pipelines.settings import DRIFT_CHECKS, parse_accepted
 from pipelines.sources import SOURCES
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.run import run_refresh
 
-    outcome = run_refresh(mode=args.mode, log_level="DEBUG" if args.verbose else "WARNING")
+    if args.accept_drift:
+        parse_accepted(args.accept_drift)  # fail fast on a misspelt check name
+    outcome = run_refresh(
+        mode=args.mode,
+        log_level="DEBUG" if args.verbose else "CRITICAL",
+        accept_drift=args.accept_drift,
+    )
     for source, result in sorted(outcome.source_outcomes.items()):
         print(f"  {source}: {result}")
     if outcome.failed_checks:
         for check in outcome.failed_checks:
             print(f"check failed: {check}", file=sys.stderr)
-    if outcome.failed_steps:
-        for step in outcome.failed_steps:
-            print(f"step failed: {step}", file=sys.stderr)
+    for step in outcome.failed_steps:
+        print(f"step failed: {step}", file=sys.stderr)
     if not outcome.success:
         print(
             "benchpress: refresh did not publish; the previous snapshot stays latest",
@@ -60,12 +68,37 @@ def cmd_warehouse_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
+    from pipelines.settings import fit_params
+    from pipelines.stages.rebuild import rebuild_as_of
+    from warehouse.db import connect
+
+    try:
+        as_of = datetime.fromisoformat(args.as_of)
+    except ValueError:
+        print(f"benchpress: error: --as-of {args.as_of!r} is not an ISO date", file=sys.stderr)
+        return 2
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    with connect() as con:
+        digest, path = rebuild_as_of(con, as_of, Path(args.out), fit_params())
+    print(f"rebuilt the matrix as of {as_of.isoformat()}: {path} (content {digest[:12]})")
+    print(f"load it with BenchPress.from_pretrained({str(path)!r})")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     refresh = sub.add_parser("refresh", help="run the whole pipeline once and publish")
     refresh.add_argument(
         "--mode", choices=MODES, help="fetch transport (default: replay, or BENCHPRESS_FETCH_MODE)"
     )
     refresh.add_argument("--verbose", action="store_true", help="show Dagster's step log")
+    refresh.add_argument(
+        "--accept-drift",
+        metavar="CHECKS",
+        help="accept failures of these drift checks for an intended change (comma-separated, "
+        f"or 'all'): {', '.join(DRIFT_CHECKS)}; recorded in the manifest",
+    )
     refresh.set_defaults(func=cmd_refresh)
 
     sources = sub.add_parser("sources", help="list leaderboard sources and their URLs")
@@ -77,3 +110,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     stats = wsub.add_parser("stats", help="per-source payloads, rows, models, benchmarks")
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(func=cmd_warehouse_stats)
+    rebuild = wsub.add_parser(
+        "rebuild", help="rebuild the matrix and fit as of a past date from warehouse history"
+    )
+    rebuild.add_argument("--as-of", required=True, help="ISO date or datetime (UTC)")
+    rebuild.add_argument("--out", required=True, help="directory to write the snapshot into")
+    rebuild.set_defaults(func=cmd_warehouse_rebuild)

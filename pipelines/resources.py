@@ -57,12 +57,22 @@ class FetcherResource(dg.ConfigurableResource):
         )
 
 
+class PublishGateResource(dg.ConfigurableResource):
+    """Explicit, documented override of drift checks for intended changes.
+
+    `accept_drift` names drift checks (comma-separated, or `all`) whose failure is accepted
+    for this run; the published manifest records what was accepted.
+    """
+
+    accept_drift: str = ""
+
+
 def _env_or(name: str, default: str) -> str | dg.EnvVar:
     return dg.EnvVar(name) if os.environ.get(name) else default
 
 
 def default_resources(
-    home: Path | None = None, mode: str | None = None
+    home: Path | None = None, mode: str | None = None, accept_drift: str | None = None
 ) -> dict[str, dg.ConfigurableResource]:
     """Resources from the environment; explicit arguments (CLI flags, tests) take precedence."""
     return {
@@ -73,5 +83,10 @@ def default_resources(
             mode=mode or _env_or("BENCHPRESS_FETCH_MODE", "replay"),
             mirror=_env_or("BENCHPRESS_HTTP_MIRROR", ""),
             replay_root=_env_or("BENCHPRESS_REPLAY_ROOT", ""),
+        ),
+        "publish_gate": PublishGateResource(
+            accept_drift=accept_drift
+            if accept_drift is not None
+            else _env_or("BENCHPRESS_ACCEPT_DRIFT", "")
         ),
     }

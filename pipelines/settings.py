@@ -7,6 +7,13 @@ from dataclasses import dataclass
 
 from pipelines.stages.fit import FitParams
 
+DRIFT_CHECKS = (
+    "loading_subspace_stable",
+    "holdout_error_stable",
+    "cells_not_lost",
+    "predictions_stable",
+)
+
 
 def _float(name: str, default: float) -> float:
     return float(os.environ.get(name, default))
@@ -21,6 +28,11 @@ class CheckThresholds:
     min_models: int = 50  # matrix sanity: fewer means a scraper or identity step broke
     min_benchmarks: int = 50
     min_top2_variance_share: float = 0.60  # rank-2 structure must still dominate
+    max_loading_angle_deg: float = 30.0  # benchmark-loading subspace vs last published
+    max_holdout_medae_increase: float = 1.0  # points of held-out MedAE
+    max_cells_removed_share: float = 0.10  # of the last published snapshot's cells
+    min_source_cell_ratio: float = 0.50  # each source keeps at least half its cells
+    max_prediction_shift: float = 5.0  # median points, reference probe sets
 
 
 def fit_params() -> FitParams:
@@ -31,10 +43,22 @@ def fit_params() -> FitParams:
 
 
 def check_thresholds() -> CheckThresholds:
-    return CheckThresholds(
-        min_models=_int("BENCHPRESS_CHECK_MIN_MODELS", CheckThresholds.min_models),
-        min_benchmarks=_int("BENCHPRESS_CHECK_MIN_BENCHMARKS", CheckThresholds.min_benchmarks),
-        min_top2_variance_share=_float(
-            "BENCHPRESS_CHECK_MIN_TOP2_SHARE", CheckThresholds.min_top2_variance_share
-        ),
-    )
+    """Defaults above; each can be set by an environment variable BENCHPRESS_CHECK_<NAME>."""
+    values = {}
+    for name, default in vars(CheckThresholds()).items():
+        env = f"BENCHPRESS_CHECK_{name.upper()}"
+        values[name] = (_int if isinstance(default, int) else _float)(env, default)
+    return CheckThresholds(**values)
+
+
+def parse_accepted(text: str) -> frozenset[str]:
+    """`--accept-drift` / BENCHPRESS_ACCEPT_DRIFT: comma-separated check names, or `all`."""
+    names = {part.strip() for part in text.split(",") if part.strip()}
+    if "all" in names:
+        return frozenset(DRIFT_CHECKS)
+    unknown = names - set(DRIFT_CHECKS)
+    if unknown:
+        raise ValueError(
+            f"unknown drift check(s) {sorted(unknown)}; choose from {', '.join(DRIFT_CHECKS)}"
+        )
+    return frozenset(names)

@@ -112,6 +112,49 @@ def cmd_snapshots_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def snapshot_diff(old: BenchPress, new: BenchPress) -> dict[str, object]:
+    """Models, benchmarks and cells added/removed/changed between two versions, plus drift."""
+    from predictor.drift import drift_figures
+
+    models_old, models_new = set(old.models), set(new.models)
+    benches_old, benches_new = set(old.benchmarks), set(new.benchmarks)
+    return {
+        "from": old.version,
+        "to": new.version,
+        "models_added": sorted(models_new - models_old),
+        "models_removed": sorted(models_old - models_new),
+        "benchmarks_added": sorted(benches_new - benches_old),
+        "benchmarks_removed": sorted(benches_old - benches_new),
+        "drift": drift_figures(old.snapshot, new.snapshot),
+    }
+
+
+def cmd_snapshots_diff(args: argparse.Namespace) -> int:
+    old = BenchPress.load(args.old, store=args.store)
+    new = BenchPress.load(args.new, store=args.store)
+    diff = snapshot_diff(old, new)
+    if args.json:
+        print(json.dumps(diff, indent=2, default=str))
+        return 0
+    drift = diff["drift"]
+    print(f"{diff['from']} -> {diff['to']}")
+    for key in ("models_added", "models_removed", "benchmarks_added", "benchmarks_removed"):
+        names = diff[key]
+        shown = ", ".join(names[:8]) + (f" ... (+{len(names) - 8})" if len(names) > 8 else "")
+        print(f"  {key.replace('_', ' ')}: {len(names)}{': ' + shown if names else ''}")
+    print(f"  cells: +{drift['cells_added']} -{drift['cells_removed']} ~{drift['cells_changed']}")
+    angles = ", ".join(f"{a:.1f}" for a in drift["loading_angles_deg"])
+    print(f"  benchmark-loading principal angles (deg): {angles}")
+    if drift["holdout_medae_change"] is not None:
+        print(
+            f"  held-out MedAE: {drift['holdout_medae_old']:.2f} -> "
+            f"{drift['holdout_medae_new']:.2f}"
+        )
+    shift = drift["prediction_shift"]
+    print(f"  reference prediction shift: median {shift['median']:.2f}, p90 {shift['p90']:.2f}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchpress",
@@ -137,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("version", nargs="?", default="latest")
     show.add_argument("--store", help="snapshot store directory")
     show.set_defaults(func=cmd_snapshots_show)
+    diff = snap_sub.add_parser("diff", help="what changed between two versions, with drift")
+    diff.add_argument("old")
+    diff.add_argument("new")
+    diff.add_argument("--store", help="snapshot store directory")
+    diff.add_argument("--json", action="store_true")
+    diff.set_defaults(func=cmd_snapshots_diff)
 
     for entry in entry_points(group="benchpress.commands"):
         try:

@@ -11,6 +11,16 @@ import polars as pl
 from warehouse.db import transaction
 
 
+def utc(frame: pl.DataFrame) -> pl.DataFrame:
+    """Timestamps as UTC whatever the connection's TimeZone setting, so frames (and the
+    snapshots written from them) are identical from any connection."""
+    return frame.with_columns(
+        pl.col(name).dt.convert_time_zone("UTC")
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None
+    )
+
+
 def payload_set_sha(shas: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(shas)).encode()).hexdigest()
 
@@ -67,28 +77,44 @@ def record_parse(
     return int(parse_id)
 
 
-def current_parses(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The newest successful parse per source: what the matrix is built from."""
-    return con.execute(
+def _current(as_of: datetime | None) -> tuple[str, list[object]]:
+    """SQL for each source's newest successful parse, optionally as of a past moment."""
+    cutoff = " AND fetched_at <= ?" if as_of is not None else ""
+    sql = (
         "SELECT source, parse_id, payload_ids, fetched_at FROM parses WHERE status = 'ok'"
-        " QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC, parse_id DESC)"
-        " = 1 ORDER BY source"
-    ).pl()
+        + cutoff
+        + " QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC,"
+        " parse_id DESC) = 1"
+    )
+    return sql, ([as_of] if as_of is not None else [])
 
 
-def current_source_scores(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Rows of each source's current parse, with the payload sha and fetch time per row."""
-    return con.execute(
-        "WITH cur AS ("
-        "  SELECT source, parse_id, payload_ids FROM parses WHERE status = 'ok'"
-        "  QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC, parse_id DESC)"
-        "  = 1)"
-        " SELECT s.*, p.sha256 AS payload_sha256, p.fetched_at"
-        " FROM source_scores s JOIN cur USING (parse_id)"
-        " LEFT JOIN raw_payloads p ON p.url = s.payload_url AND list_contains(cur.payload_ids,"
-        " p.payload_id)"
-        " ORDER BY s.source, s.payload_url, s.row_ref, s.model_key, s.benchmark_key"
-    ).pl()
+def current_parses(con: duckdb.DuckDBPyConnection, as_of: datetime | None = None) -> pl.DataFrame:
+    """The newest successful parse per source (as of `as_of`): what the matrix is built from."""
+    sql, params = _current(as_of)
+    return utc(con.execute(sql + " ORDER BY source", params).pl())
+
+
+def current_source_scores(
+    con: duckdb.DuckDBPyConnection, as_of: datetime | None = None
+) -> pl.DataFrame:
+    """Rows of each source's current parse, with the payload sha and fetch time per row.
+
+    With `as_of`, the parses current at that moment: history is kept, so any past matrix can
+    be rebuilt from the warehouse.
+    """
+    sql, params = _current(as_of)
+    return utc(
+        con.execute(
+            f"WITH cur AS ({sql})"
+            " SELECT s.*, p.sha256 AS payload_sha256, p.fetched_at"
+            " FROM source_scores s JOIN cur USING (parse_id)"
+            " LEFT JOIN raw_payloads p ON p.url = s.payload_url AND list_contains(cur.payload_ids,"
+            " p.payload_id)"
+            " ORDER BY s.source, s.payload_url, s.row_ref, s.model_key, s.benchmark_key",
+            params,
+        ).pl()
+    )
 
 
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
@@ -108,4 +134,4 @@ def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFram
 def read_table(con: duckdb.DuckDBPyConnection, table: str) -> pl.DataFrame:
     if table not in {"normalized_scores", "matrix_cells", "matrix_conflicts", "staged_snapshots"}:
         raise ValueError(f"not a readable table: {table}")
-    return con.execute(f"SELECT * FROM {table}").pl()
+    return utc(con.execute(f"SELECT * FROM {table}").pl())

@@ -8,8 +8,9 @@ import dagster as dg
 from pipelines.assets.matrix import score_matrix
 from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.identity.registry import load_registry
-from pipelines.resources import WarehouseResource
-from pipelines.settings import fit_params
+from pipelines.resources import PublishGateResource, WarehouseResource
+from pipelines.settings import fit_params, parse_accepted
+from pipelines.stages.figures import fit_figures_and_plots, staged_drift
 from pipelines.stages.fit import fit_matrix
 from pipelines.stages.snapshot import snapshot_tables, stage_snapshot
 from warehouse.scores import read_table
@@ -22,7 +23,8 @@ from warehouse.snapshots import publish
     pool=DUCKDB_POOL,
     kinds={"numpy", "duckdb"},
     description="Logit bias-ALS rank-2 factorization of the score matrix, staged as the "
-    "snapshot it would publish (keyed by content hash).",
+    "snapshot it would publish (keyed by content hash), with structure, error and drift "
+    "figures against the last published snapshot.",
 )
 def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
     params = fit_params()
@@ -32,19 +34,32 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
         cells = read_table(con, "matrix_cells")
         conflicts = read_table(con, "matrix_conflicts")
         normalized = read_table(con, "normalized_scores")
-        fit = fit_matrix(cells, scale_of, params)
-        tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
-        digest, path = stage_snapshot(tables, warehouse.staging_dir, params, fit.figures)
+    fit = fit_matrix(cells, scale_of, params)
+    figures, plots = fit_figures_and_plots(fit, params)
+    tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
+    digest, path = stage_snapshot(tables, warehouse.staging_dir, params, figures)
+    drift = staged_drift(path, warehouse.store_dir)
+    with warehouse.connect() as con:
         con.execute(
-            "INSERT OR REPLACE INTO staged_snapshots VALUES (?, ?, ?, ?)",
-            [digest, datetime.now(UTC), str(path), json.dumps(fit.figures, sort_keys=True)],
+            "INSERT OR REPLACE INTO staged_snapshots"
+            " (content_hash, staged_at, path, figures, drift) VALUES (?, ?, ?, ?, ?)",
+            [
+                digest,
+                datetime.now(UTC),
+                path.name,
+                json.dumps(figures, sort_keys=True),
+                json.dumps(drift, sort_keys=True) if drift is not None else None,
+            ],
         )
+    scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
     return dg.MaterializeResult(
         metadata={
             "content_hash": digest,
-            **{k: v for k, v in fit.figures.items() if not isinstance(v, list)},
-            "singular_values": dg.MetadataValue.json(fit.figures["singular_values"]),
+            **scalar,
+            "singular_values": dg.MetadataValue.json(figures["singular_values"]),
             "fit_params": dg.MetadataValue.json(vars(params)),
+            "drift": dg.MetadataValue.json(drift or {"against": None}),
+            **{name: dg.MetadataValue.md(markdown) for name, markdown in plots.items()},
         }
     )
 
@@ -57,14 +72,21 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
     description="The staged snapshot published as an immutable calendar version, only after "
     "the blocking checks on the matrix and the factorization passed.",
 )
-def published_snapshot(warehouse: WarehouseResource) -> dg.MaterializeResult:
+def published_snapshot(
+    warehouse: WarehouseResource, publish_gate: PublishGateResource
+) -> dg.MaterializeResult:
     with warehouse.connect() as con:
         row = con.execute(
-            "SELECT content_hash, path FROM staged_snapshots ORDER BY staged_at DESC LIMIT 1"
+            "SELECT content_hash, drift FROM staged_snapshots ORDER BY staged_at DESC LIMIT 1"
         ).fetchone()
     if row is None:
         raise RuntimeError("nothing staged: materialize `factorization` first")
-    result = publish(warehouse.staging_dir / row[0], warehouse.store_dir)
+    digest, drift = row
+    extra = {
+        "drift": json.loads(drift) if drift else None,
+        "accepted_drift": sorted(parse_accepted(publish_gate.accept_drift)),
+    }
+    result = publish(warehouse.staging_dir / digest, warehouse.store_dir, extra_manifest=extra)
     return dg.MaterializeResult(
         metadata={
             "version": result.version,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.definitions import defs
+from pipelines.settings import DRIFT_CHECKS
 from pipelines.sources import SOURCES
 
 
@@ -42,6 +43,8 @@ def test_groups_pools_and_blocking_checks() -> None:
     checks = {(spec.asset_key.to_user_string(), spec.name): spec for spec in specs}
     assert checks[("score_matrix", "matrix_sanity")].blocking
     assert checks[("factorization", "rank2_structure")].blocking
+    for name in DRIFT_CHECKS:
+        assert checks[("factorization", name)].blocking, name
     assert ("livebench_payloads", "fetch_succeeded") in checks
 
 

@@ -1,0 +1,62 @@
+"""Figures and plots that describe a fit, and its drift against the last published snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipelines import plots
+from pipelines.stages.fit import FitParams, FitResult
+from pipelines.stages.quality import complete_submatrix_shares, holdout_error
+from predictor.completion import LowRankCompleter
+from predictor.drift import benchmark_loadings, drift_figures
+from predictor.snapshots import SnapshotError, list_versions, load_snapshot
+
+
+def fit_figures_and_plots(
+    fit: FitResult, params: FitParams
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Quality figures (JSON-able) and markdown-embedded PNG plots for asset metadata."""
+
+    def refit(values: np.ndarray, scales: list[str]) -> np.ndarray:
+        model = LowRankCompleter(
+            rank=params.rank,
+            alpha=params.alpha,
+            n_iter=params.n_iter,
+            n_seeds=params.n_seeds,
+            random_state=params.random_state,
+            cv_folds=0,
+        )
+        return model.fit(values, scales).predict(keep_observed=False)
+
+    holdout = holdout_error(fit.values, fit.scales, refit)
+    actual, predicted = holdout.pop("holdout_pairs")
+    figures = {**fit.figures, **complete_submatrix_shares(fit.values, fit.scales), **holdout}
+    loadings = benchmark_loadings(fit.completer.z_pred_)
+    pictures = {
+        "plot_spectrum": plots.markdown_image(
+            plots.spectrum_plot(fit.figures["singular_values"]), "spectrum"
+        ),
+        "plot_benchmark_loadings": plots.markdown_image(
+            plots.loadings_plot(loadings, fit.benchmark_ids), "benchmark loadings"
+        ),
+        "plot_predicted_vs_observed": plots.markdown_image(
+            plots.predicted_vs_observed_plot(actual, predicted), "predicted vs observed"
+        ),
+    }
+    return figures, pictures
+
+
+def staged_drift(staged: Path, store: Path) -> dict[str, Any] | None:
+    """Drift of a staged snapshot against the newest published one (None if none exists)."""
+    versions = list_versions(store)
+    if not versions:
+        return None
+    try:
+        previous = load_snapshot(store / versions[-1])
+    except SnapshotError as exc:
+        return {"against": versions[-1], "error": str(exc)}
+    new = load_snapshot(staged)
+    return drift_figures(previous, new)
