@@ -17,6 +17,7 @@ import polars as pl
 from predictor.fitted_state import restore_state
 from predictor.resolve import NameResolver
 from predictor.snapshots import Snapshot, default_stores, load_snapshot, resolve_version
+from predictor.stores import open_store
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
 _UNBOUNDED_LIMIT = 1e7
@@ -68,9 +69,14 @@ class BenchPress:
     @classmethod
     def load(cls, version: str = "latest", store: str | Path | None = None) -> BenchPress:
         """Load a published version ("latest" = newest) from `store` or the default stores
-        (BENCHPRESS_HOME's store, then the snapshot bundled with the package)."""
-        stores = [Path(store)] if store is not None else default_stores()
-        return cls(load_snapshot(resolve_version(version, stores)))
+        (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
+
+        `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote
+        version is cached under BENCHPRESS_HOME/cache and verified, so a pinned version loads
+        offline once cached; "latest" falls back to the newest cached one if unreachable."""
+        if store is None:
+            return cls(load_snapshot(resolve_version(version, default_stores())))
+        return cls(load_snapshot(open_store(store).resolve(version)))
 
     @classmethod
     def from_pretrained(cls, name: str = "latest") -> BenchPress:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
-from pathlib import Path
 
 from predictor.api import BenchPress, predictions_frame
 from predictor.resolve import UnknownNameError
-from predictor.snapshots import SnapshotError, default_stores, list_versions, read_manifest
+from predictor.snapshots import SnapshotError, default_stores
+from predictor.stores import SnapshotStore, StoreUnreachable, open_store
 
+STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 
@@ -51,8 +53,19 @@ def print_table(rows: list[dict[str, object]], columns: Sequence[str]) -> None:
         print("  ".join(cell(row[c]).ljust(widths[c]) for c in columns))
 
 
-def _store_args(args: argparse.Namespace) -> list[Path]:
-    return [Path(args.store)] if getattr(args, "store", None) else default_stores()
+def _store_args(args: argparse.Namespace) -> list[SnapshotStore]:
+    """`--store` (a directory or an s3:// / https:// URI), else the default local stores."""
+    if getattr(args, "store", None):
+        return [open_store(args.store)]
+    return [open_store(path) for path in default_stores()]
+
+
+def _listed_versions(store: SnapshotStore) -> list[str]:
+    try:
+        return store.list_versions()
+    except StoreUnreachable as exc:
+        print(f"benchpress: warning: {exc}; listing cached versions only", file=sys.stderr)
+        return store.cached_versions()
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -81,8 +94,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_snapshots_list(args: argparse.Namespace) -> int:
     rows = []
     for store in _store_args(args):
-        for version in list_versions(store):
-            manifest = read_manifest(store / version)
+        cached = set(store.cached_versions())
+        for version in _listed_versions(store):
+            manifest = store.read_manifest(version)
             counts = manifest.get("counts", {})
             rows.append(
                 {
@@ -92,15 +106,17 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
                     "cells": counts.get("cells"),
                     "content_hash": str(manifest.get("content_hash", ""))[:12],
                     "parent": manifest.get("parent") or "",
-                    "store": str(store),
+                    "cached": version in cached,
+                    "store": store.uri,
                 }
             )
     if args.json:
         print(json.dumps(rows, indent=2))
     elif rows:
-        print_table(
-            rows, ["version", "models", "benchmarks", "cells", "content_hash", "parent", "store"]
-        )
+        columns = ["version", "models", "benchmarks", "cells", "content_hash", "parent"]
+        print_table(rows, [*columns, "cached", "store"])
+    elif args.store:
+        print(f"no snapshots found in {args.store}")
     else:
         print("no snapshots published yet; run `benchpress refresh`")
     return 0
@@ -109,6 +125,14 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
 def cmd_snapshots_show(args: argparse.Namespace) -> int:
     bp = BenchPress.load(args.version, store=args.store)
     print(json.dumps({**bp.manifest, "path": str(bp.snapshot.path)}, indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_snapshots_pull(args: argparse.Namespace) -> int:
+    """Download and verify a version into the local cache, so later loads work offline."""
+    store = open_store(args.store)
+    path = store.resolve(args.version)
+    print(f"snapshot {path.name} from {store.uri}: verified, cached at {path}")
     return 0
 
 
@@ -165,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict = sub.add_parser("predict", help="predict unseen benchmarks from probe scores")
     predict.add_argument("--scores", required=True, help="probe scores: name=value,name=value")
     predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
-    predict.add_argument("--store", help="snapshot store directory (default: BENCHPRESS_HOME's)")
+    predict.add_argument("--store", help=STORE_HELP)
     predict.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     predict.add_argument("--json", action="store_true", help="machine-readable output")
     predict.set_defaults(func=cmd_predict)
@@ -173,17 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     snapshots = sub.add_parser("snapshots", help="published matrix snapshots")
     snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
     listing = snap_sub.add_parser("list", help="list published versions")
-    listing.add_argument("--store", help="snapshot store directory")
+    listing.add_argument("--store", help=STORE_HELP)
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(func=cmd_snapshots_list)
     show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
     show.add_argument("version", nargs="?", default="latest")
-    show.add_argument("--store", help="snapshot store directory")
+    show.add_argument("--store", help=STORE_HELP)
     show.set_defaults(func=cmd_snapshots_show)
+    pull = snap_sub.add_parser("pull", help="cache a version from a remote store, for offline use")
+    pull.add_argument("version", nargs="?", default="latest")
+    pull.add_argument("--store", required=True, help="s3://bucket/prefix or https:// URL")
+    pull.set_defaults(func=cmd_snapshots_pull)
     diff = snap_sub.add_parser("diff", help="what changed between two versions, with drift")
     diff.add_argument("old")
     diff.add_argument("new")
-    diff.add_argument("--store", help="snapshot store directory")
+    diff.add_argument("--store", help=STORE_HELP)
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(func=cmd_snapshots_diff)
 
@@ -196,11 +224,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print_warning(message: Warning | str, *_: object, **__: object) -> None:
+    print(f"benchpress: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # e.g. a stale cached snapshot: one plain stderr line
+            warnings.showwarning = _print_warning
+            return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()
         return 0

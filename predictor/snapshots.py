@@ -33,7 +33,7 @@ class SnapshotError(RuntimeError):
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    match = VERSION_PATTERN.match(version)
+    match = VERSION_PATTERN.fullmatch(version)  # `$` alone would accept a trailing newline
     if not match:
         raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
     return tuple(int(part) for part in match.groups())
@@ -60,7 +60,7 @@ def list_versions(store: Path) -> list[str]:
     found = [
         entry.name
         for entry in store.iterdir()
-        if VERSION_PATTERN.match(entry.name) and (entry / MANIFEST).is_file()
+        if VERSION_PATTERN.fullmatch(entry.name) and (entry / MANIFEST).is_file()
     ]
     return sorted(found, key=version_key)
 

@@ -30,6 +30,7 @@ from predictor.snapshots import (
     verify,
     version_key,
 )
+from predictor.stores import write_index
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ def publish(
     if parent is not None:
         latest = read_manifest(store / parent)
         if latest.get("content_hash") == draft["content_hash"]:
+            write_index(store)  # stores published before index.json existed get one
             return PublishResult(parent, False, store / parent, draft["content_hash"], None)
     version = next_version(store, today or datetime.now(UTC).date())
     target = store / version
@@ -134,4 +136,5 @@ def publish(
     os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile
     for name in [*DATA_FILES, MANIFEST]:
         (target / name).chmod(0o444)
+    write_index(store)  # {"versions": [...]}: how static (https) mirrors of the store are listed
     return PublishResult(version, True, target, draft["content_hash"], parent)

@@ -1,6 +1,7 @@
 """The factorization (group `fit`) and the published snapshot (group `publish`)."""
 
 import json
+import os
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -13,8 +14,11 @@ from pipelines.settings import fit_params, parse_accepted
 from pipelines.stages.figures import fit_figures_and_plots, staged_drift
 from pipelines.stages.fit import fit_matrix
 from pipelines.stages.snapshot import snapshot_tables, stage_snapshot
+from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import publish
+
+PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapshots
 
 
 @dg.asset(
@@ -87,6 +91,13 @@ def published_snapshot(
         "accepted_drift": sorted(parse_accepted(publish_gate.accept_drift)),
     }
     result = publish(warehouse.staging_dir / digest, warehouse.store_dir, extra_manifest=extra)
+    remote: dict[str, str] = {}
+    uri = os.environ.get(PUBLISH_URI_ENV, "").strip()
+    if uri:
+        # after the local publish (the source of truth); pushes every version the remote lacks,
+        # so a push that failed on an earlier run is retried by the next one
+        synced = sync_store(warehouse.store_dir, uri)
+        remote = {"remote_store": synced.uri, "remote_pushed": ", ".join(synced.pushed)}
     return dg.MaterializeResult(
         metadata={
             "version": result.version,
@@ -94,5 +105,6 @@ def published_snapshot(
             "content_hash": result.content_hash,
             "parent": result.parent or "",
             "path": str(result.path),
+            **remote,
         }
     )

@@ -1,0 +1,684 @@
+"""Snapshot stores addressed by URI, so consumers on other machines can pin a version.
+
+`open_store(uri)` accepts a local directory (or `file://`), `s3://bucket/prefix` (optional extra
+`s3`: obstore, one self-contained wheel, no botocore/aiohttp stack to pin against the pipeline's)
+and a read-only `https://` base where a store directory is served as static files (stdlib urllib,
+so no new hard dependency; plain `http://` only on loopback, for tests). A store is the layout of
+`predictor.snapshots` plus `index.json` at its root (`{"versions": [...]}`), the only way to list
+a static http store.
+
+Remote versions are downloaded once into `$BENCHPRESS_HOME/cache/<store-id>/<version>/` (verified
+in a scratch directory, then renamed into place), so a pinned consumer keeps working offline: a
+cached version is served without touching the network. `latest` lists the store, and falls back
+to the newest cached version with a `StaleSnapshotWarning` when the store cannot be reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.client
+import io
+import ipaddress
+import json
+import os
+import shutil
+import ssl
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from predictor.paths import benchpress_home
+from predictor.snapshots import (
+    DATA_FILES,
+    FORMAT_VERSION,
+    MANIFEST,
+    VERSION_PATTERN,
+    SnapshotError,
+    list_versions,
+    read_manifest,
+    resolve_version,
+    verify,
+    version_key,
+)
+
+INDEX = "index.json"
+MAX_FILE_BYTES = 512 * 1024 * 1024  # one data file; a snapshot today is ~200 KB
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+TIMEOUT_SECONDS = 30.0  # connect, and each read: a stalled transfer fails within this
+DEADLINE_SECONDS = 600.0  # whole download of one object: a trickling one fails too
+RETRIES = 2  # extra attempts on connection errors, timeouts, 5xx and 429
+BACKOFF_SECONDS = 0.2
+CHUNK_BYTES = 1024 * 1024
+ALLOW_HTTP_ENV = "BENCHPRESS_ALLOW_INSECURE_HTTP"  # "1": allow http:// beyond loopback
+USER_AGENT = "benchpress-llm snapshot client"
+
+
+class StoreUnreachable(SnapshotError):
+    """The store could not be contacted (connection, timeout, 5xx): not a verdict on its data."""
+
+
+class StaleSnapshotWarning(UserWarning):
+    """A cached version was used because the store could not say what is newest."""
+
+
+class _Missing(SnapshotError):
+    """The store answered that an object does not exist."""
+
+
+class _Exists(SnapshotError):
+    """A create-only write found the object already there."""
+
+
+def check_version(version: str) -> str:
+    """Validate a version string before it is used in any path, key or URL (no traversal).
+
+    `version_key` alone accepts a trailing newline (`$`), so the full match is checked too."""
+    if not isinstance(version, str) or not VERSION_PATTERN.fullmatch(version):
+        version_key(str(version))  # the usual message for the usual mistakes
+        raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
+    return version
+
+
+def redact(uri: str) -> str:
+    """The URI without user:password, for messages and files."""
+    parts = urlsplit(uri)
+    if parts.username is None and parts.password is None:
+        return uri
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def store_id(identity: str) -> str:
+    """Short, filesystem-safe name of a store's cache directory."""
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+def _index_bytes(versions: Iterable[str]) -> bytes:
+    ordered = sorted((check_version(v) for v in versions), key=version_key)
+    body = {"format_version": FORMAT_VERSION, "versions": ordered}
+    return (json.dumps(body, indent=2) + "\n").encode()
+
+
+def _parse_index(data: bytes, where: str) -> list[str]:
+    try:
+        body = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{where}: unreadable {INDEX} ({exc})") from None
+    versions = body.get("versions") if isinstance(body, dict) else None
+    if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):
+        raise SnapshotError(f'{where}: {INDEX} must be {{"versions": ["2026.11.30.1", ...]}}')
+    bad = [v for v in versions if not VERSION_PATTERN.fullmatch(v)]
+    if bad:
+        raise SnapshotError(f"{where}: {INDEX} lists invalid versions {bad[:3]}")
+    return sorted(set(versions), key=version_key)
+
+
+def write_index(store_dir: Path) -> Path:
+    """(Re)write `index.json` of a local store from its directory listing.
+
+    Deterministic bytes, rewritten only when the listing changed (atomic replace), so a store
+    synced or hosted as static files can be listed by http consumers."""
+    path = store_dir / INDEX
+    data = _index_bytes(list_versions(store_dir))
+    if path.is_file() and path.read_bytes() == data:
+        return path
+    store_dir.mkdir(parents=True, exist_ok=True)
+    scratch = store_dir / f".{INDEX}.{os.getpid()}.tmp"
+    scratch.write_bytes(data)
+    os.replace(scratch, path)
+    return path
+
+
+def _remove_tree(path: Path) -> None:
+    # published and cached files are read-only; make them writable so removal works everywhere
+    for child in path.rglob("*"):
+        with contextlib.suppress(OSError):
+            child.chmod(0o755 if child.is_dir() else 0o644)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _publishable(local_version_dir: Path) -> tuple[str, dict[str, Any]]:
+    """A verified, published (versioned) local snapshot: its version and manifest."""
+    manifest = verify(local_version_dir)
+    version = manifest.get("version")
+    if not isinstance(version, str):
+        raise SnapshotError(f"{local_version_dir}: manifest has no version (staged, not published)")
+    return check_version(version), manifest
+
+
+class SnapshotStore(ABC):
+    """Where versions live. `fetch` always returns a verified local directory."""
+
+    writable: ClassVar[bool] = False
+    uri: str  # for messages: credentials removed
+
+    @abstractmethod
+    def list_versions(self) -> list[str]:
+        """Published versions, oldest first (remote stores: needs the network)."""
+
+    @abstractmethod
+    def fetch(self, version: str) -> Path:
+        """A verified local directory holding `version` (a remote one is cached first)."""
+
+    @abstractmethod
+    def read_manifest(self, version: str) -> dict[str, Any]:
+        """A version's manifest without downloading its data (for listings; not verified)."""
+
+    def cached_versions(self) -> list[str]:
+        """Versions available without the network."""
+        return []
+
+    def publish_dir(self, local_version_dir: Path) -> str:
+        """Copy a published local snapshot into this store; refuses to overwrite a version."""
+        raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+
+    def write_index(self) -> None:
+        """Rewrite the store's `index.json` from its authoritative listing."""
+        raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+
+    def resolve(self, version: str = "latest") -> Path:
+        """`fetch` a pinned version, or the newest for "latest" (cached newest if unreachable)."""
+        if version != "latest":
+            return self.fetch(version)
+        try:
+            versions = self.list_versions()
+        except StoreUnreachable as exc:
+            cached = self.cached_versions()
+            if not cached:
+                raise StoreUnreachable(f"{exc}; no version of it is cached") from exc
+            warnings.warn(
+                f"snapshot store {self.uri} is unreachable ({exc}); using {cached[-1]}, the "
+                "newest cached version, which may not be the newest published",
+                StaleSnapshotWarning,
+                stacklevel=2,
+            )
+            return self.fetch(cached[-1])
+        if not versions:
+            raise SnapshotError(f"no published snapshot in {self.uri}")
+        return self.fetch(versions[-1])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.uri!r})"
+
+
+class LocalStore(SnapshotStore):
+    """A store directory on this machine (or a mounted share): read in place, no cache."""
+
+    writable = True
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.uri = str(root)
+
+    def list_versions(self) -> list[str]:
+        return list_versions(self.root)
+
+    def cached_versions(self) -> list[str]:
+        return self.list_versions()
+
+    def fetch(self, version: str) -> Path:
+        directory = resolve_version(check_version(version), [self.root])
+        verify(directory)
+        return directory
+
+    def read_manifest(self, version: str) -> dict[str, Any]:
+        return read_manifest(self.root / check_version(version))
+
+    def publish_dir(self, local_version_dir: Path) -> str:
+        version, _ = _publishable(local_version_dir)
+        target = self.root / version
+        if target.exists():
+            raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
+        self.root.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".publishing-{version}-", dir=self.root))
+        try:
+            for name in [*DATA_FILES, MANIFEST]:  # manifest last, as in the remote stores
+                shutil.copyfile(local_version_dir / name, scratch / name)
+            verify(scratch)
+            for name in [*DATA_FILES, MANIFEST]:
+                (scratch / name).chmod(0o444)
+            scratch.chmod(0o755)
+            os.rename(scratch, target)  # atomic; fails if the version appeared meanwhile
+        except OSError as exc:
+            raise SnapshotError(f"could not publish {version} to {self.uri}: {exc}") from None
+        finally:
+            if scratch.exists():
+                _remove_tree(scratch)
+        write_index(self.root)
+        return version
+
+    def write_index(self) -> None:
+        write_index(self.root)
+
+
+class RemoteStore(SnapshotStore):
+    """Shared logic of the network stores: verified download into the cache, ordered upload."""
+
+    def __init__(self, uri: str, identity: str, cache_root: Path | None) -> None:
+        self.uri = redact(uri)
+        self.cache_dir = (cache_root or benchpress_home() / "cache") / store_id(identity)
+
+    # transport primitives ------------------------------------------------------------------
+    @abstractmethod
+    def _stream(self, key: str, limit: int) -> Iterator[bytes]:
+        """Chunks of an object; raises _Missing, StoreUnreachable or SnapshotError."""
+
+    def _put(self, key: str, source: Path | bytes, create: bool) -> None:
+        raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+
+    def _exists(self, key: str) -> bool:
+        raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+
+    # reading --------------------------------------------------------------------------------
+    def _copy(self, key: str, sink: Any, limit: int) -> str:
+        """Stream an object into `sink` under the size cap; returns its sha256."""
+        digest = hashlib.sha256()
+        total = 0
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        with contextlib.closing(self._stream(key, limit)) as chunks:
+            for chunk in chunks:
+                total += len(chunk)
+                if total > limit:
+                    raise SnapshotError(f"{self.uri}: {key} is larger than {limit} bytes")
+                if time.monotonic() > deadline:
+                    raise StoreUnreachable(f"{self.uri}: {key} took over {DEADLINE_SECONDS:g} s")
+                digest.update(chunk)
+                sink.write(chunk)
+        return digest.hexdigest()
+
+    def _read(self, key: str, limit: int) -> bytes:
+        sink = io.BytesIO()
+        self._copy(key, sink, limit)
+        return sink.getvalue()
+
+    def cached_versions(self) -> list[str]:
+        return list_versions(self.cache_dir)
+
+    def read_manifest(self, version: str) -> dict[str, Any]:
+        check_version(version)
+        if (self.cache_dir / version / MANIFEST).is_file():
+            return read_manifest(self.cache_dir / version)
+        try:
+            data = self._read(f"{version}/{MANIFEST}", MAX_MANIFEST_BYTES)
+        except _Missing:
+            raise SnapshotError(f"snapshot {version} not found in {self.uri}") from None
+        return self._parse_manifest(data, version)
+
+    def _parse_manifest(self, data: bytes, version: str) -> dict[str, Any]:
+        try:
+            manifest = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SnapshotError(f"{self.uri}: unreadable manifest of {version} ({exc})") from None
+        if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+            raise SnapshotError(f"{self.uri}: manifest of {version} has an unsupported format")
+        if manifest.get("version") != version:
+            raise SnapshotError(
+                f"{self.uri}: {version}/{MANIFEST} describes version {manifest.get('version')!r}"
+            )
+        files = manifest.get("files")
+        if not isinstance(files, dict) or set(files) != set(DATA_FILES):
+            raise SnapshotError(f"{self.uri}: manifest of {version} does not list {DATA_FILES}")
+        return manifest
+
+    def fetch(self, version: str) -> Path:
+        target = self.cache_dir / check_version(version)
+        if (target / MANIFEST).is_file():  # pinned and cached: no network at all
+            try:
+                verify(target)
+                return target
+            except SnapshotError as exc:
+                warnings.warn(
+                    f"cached snapshot {version} at {target} failed verification ({exc}); "
+                    "downloading it again",
+                    StaleSnapshotWarning,
+                    stacklevel=2,
+                )
+                _remove_tree(target)
+        return self._download(version, target)
+
+    def _download(self, version: str, target: Path) -> Path:
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".fetch-{version}-", dir=self.cache_dir))
+        try:
+            try:
+                raw = self._read(f"{version}/{MANIFEST}", MAX_MANIFEST_BYTES)
+            except _Missing:
+                raise SnapshotError(self._not_found(version)) from None
+            manifest = self._parse_manifest(raw, version)
+            for name in DATA_FILES:
+                with (scratch / name).open("wb") as sink:
+                    try:
+                        actual = self._copy(f"{version}/{name}", sink, MAX_FILE_BYTES)
+                    except _Missing:
+                        raise SnapshotError(
+                            f"snapshot {version} in {self.uri}: {name} is missing"
+                        ) from None
+                expected = str(manifest["files"][name])
+                if actual != expected:
+                    raise SnapshotError(
+                        f"snapshot {version} in {self.uri}: {name} has sha256 {actual[:12]}..., "
+                        f"manifest says {expected[:12]}... (corrupted or modified in the store); "
+                        "nothing was cached"
+                    )
+            (scratch / MANIFEST).write_bytes(raw)  # last: a cache dir with a manifest is whole
+            verify(scratch)
+            for path in scratch.iterdir():
+                path.chmod(0o444)
+            scratch.chmod(0o755)
+            self._describe_cache()
+            if target.exists() and not (target / MANIFEST).is_file():
+                _remove_tree(target)  # an incomplete directory left by hand; never by us
+            try:
+                os.rename(scratch, target)
+            except OSError:
+                if not (target / MANIFEST).is_file():  # not a concurrent fetch that won
+                    raise
+                verify(target)
+            return target
+        finally:
+            if scratch.exists():
+                _remove_tree(scratch)
+
+    def _not_found(self, version: str) -> str:
+        try:
+            known: object = self.list_versions() or "none"
+        except SnapshotError:
+            known = "unknown"
+        return f"snapshot {version} not found in {self.uri}; published versions: {known}"
+
+    def _describe_cache(self) -> None:
+        # which store a cache directory belongs to, for people looking at $BENCHPRESS_HOME
+        note = self.cache_dir / "store.json"
+        if not note.exists():
+            note.write_text(json.dumps({"uri": self.uri}) + "\n", "utf-8")
+
+    # writing --------------------------------------------------------------------------------
+    def publish_dir(self, local_version_dir: Path) -> str:
+        if not self.writable:
+            raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+        version, _ = _publishable(local_version_dir)
+        if self._exists(f"{version}/{MANIFEST}"):
+            raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
+        for name in DATA_FILES:  # data first: readers only trust a version with a manifest
+            self._put_data(f"{version}/{name}", local_version_dir / name)
+        try:
+            self._put(f"{version}/{MANIFEST}", local_version_dir / MANIFEST, create=True)
+        except _Exists:
+            raise SnapshotError(
+                f"refusing to overwrite snapshot {version} in {self.uri} (published meanwhile)"
+            ) from None
+        self.write_index()
+        return version
+
+    def _put_data(self, key: str, path: Path) -> None:
+        """Create-only upload; an identical leftover of an interrupted publish is accepted."""
+        try:
+            self._put(key, path, create=True)
+        except _Exists:
+            remote = hashlib.sha256(self._read(key, MAX_FILE_BYTES)).hexdigest()
+            local = hashlib.sha256(path.read_bytes()).hexdigest()
+            if remote != local:
+                raise SnapshotError(
+                    f"{self.uri}: {key} already exists with different content and no manifest; "
+                    "another publisher is using this version, or remove the leftover"
+                ) from None
+
+    def write_index(self) -> None:
+        if not self.writable:
+            raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+        self._put(INDEX, _index_bytes(self.list_versions()), create=False)
+
+
+# ------------------------------------------------------------------------------------------ http
+class _NoDowngrade(urllib.request.HTTPRedirectHandler):
+    """Follow redirects only to http(s), and never from https to plain http."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        old, new = urlsplit(req.full_url).scheme, urlsplit(newurl).scheme
+        if new not in ("http", "https") or (old == "https" and new != "https"):
+            raise urllib.error.HTTPError(newurl, code, f"refused redirect to {newurl}", headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpStore(RemoteStore):
+    """A store directory served as static files (https; http only on loopback). Read-only."""
+
+    def __init__(self, base_url: str, cache_root: Path | None = None) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SnapshotError(f"not an http(s) store URL: {redact(base_url)!r}")
+        if parts.query or parts.fragment:
+            raise SnapshotError(f"store URL must not have a query or fragment: {redact(base_url)}")
+        insecure_ok = os.environ.get(ALLOW_HTTP_ENV) == "1"
+        if parts.scheme == "http" and not (_is_loopback(parts.hostname) or insecure_ok):
+            raise SnapshotError(
+                f"refusing plain http for {redact(base_url)}: use https (http is allowed on "
+                f"loopback, or anywhere with {ALLOW_HTTP_ENV}=1)"
+            )
+        self.base = base_url.rstrip("/") + "/"
+        super().__init__(base_url, identity=self.base, cache_root=cache_root)
+        self._opener = urllib.request.build_opener(_NoDowngrade())
+
+    def _stream(self, key: str, limit: int) -> Iterator[bytes]:
+        url = self.base + quote(key)
+        shown = redact(url)
+        request = urllib.request.Request(
+            url, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+        )
+        for attempt in range(RETRIES + 1):
+            try:
+                response = self._opener.open(request, timeout=TIMEOUT_SECONDS)
+                break
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                if exc.code in (404, 410):
+                    raise _Missing(f"{shown}: HTTP {exc.code}") from None
+                if exc.code < 500 and exc.code != 429:
+                    raise SnapshotError(f"{shown}: HTTP {exc.code} {exc.reason}") from None
+                failure = f"HTTP {exc.code}"
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", exc)
+                if isinstance(reason, ssl.SSLCertVerificationError):  # a verdict, not an outage
+                    raise SnapshotError(
+                        f"{shown}: TLS certificate not trusted ({reason})"
+                    ) from None
+                failure = str(reason)
+            if attempt == RETRIES:
+                raise StoreUnreachable(f"{shown}: {failure}")
+            time.sleep(BACKOFF_SECONDS * 2**attempt)
+        with response:
+            declared = response.headers.get("Content-Length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                raise SnapshotError(f"{shown}: {declared} bytes is over the {limit}-byte cap")
+            received = 0
+            try:
+                while chunk := response.read(CHUNK_BYTES):
+                    received += len(chunk)
+                    yield chunk
+            except (OSError, http.client.HTTPException) as exc:
+                raise StoreUnreachable(f"{shown}: download interrupted ({exc})") from None
+            if declared is not None and declared.isdigit() and received != int(declared):
+                raise StoreUnreachable(f"{shown}: truncated ({received} of {declared} bytes)")
+
+    def list_versions(self) -> list[str]:
+        try:
+            data = self._read(INDEX, MAX_INDEX_BYTES)
+        except _Missing:
+            raise SnapshotError(
+                f"{self.uri} has no {INDEX}: not a snapshot store, or its publisher predates "
+                "the index (run warehouse.remote.sync_store or predictor.stores.write_index)"
+            ) from None
+        return _parse_index(data, self.uri)
+
+
+# -------------------------------------------------------------------------------------------- s3
+class S3Store(RemoteStore):
+    """`s3://bucket/prefix` through obstore (optional extra `s3`). Credentials, region and a
+    custom endpoint (`AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, e.g. MinIO) come from the
+    standard AWS environment variables; a custom endpoint is part of the cache identity."""
+
+    writable = True
+
+    def __init__(self, uri: str, cache_root: Path | None = None) -> None:
+        try:
+            import obstore
+            from obstore.store import S3Store as ObstoreS3
+        except ImportError:
+            raise SnapshotError(
+                "s3:// snapshot stores need the optional dependency obstore: "
+                "pip install 'benchpress-llm[s3]'"
+            ) from None
+        parts = urlsplit(uri)
+        bucket, prefix = parts.netloc, unquote(parts.path).strip("/")
+        if not bucket or parts.query or parts.fragment:
+            raise SnapshotError(f"expected s3://bucket/prefix, got {uri!r}")
+        if any(segment in ("", ".", "..") for segment in prefix.split("/") if prefix):
+            raise SnapshotError(f"invalid prefix in {uri!r}")
+        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+        canonical = f"s3://{bucket}/{prefix}".rstrip("/")
+        super().__init__(
+            canonical,
+            identity=canonical + (f" endpoint={endpoint}" if endpoint else ""),
+            cache_root=cache_root,
+        )
+        client: dict[str, Any] = {
+            "connect_timeout": f"{int(TIMEOUT_SECONDS)}s",
+            "read_timeout": f"{int(TIMEOUT_SECONDS)}s",
+            "timeout": f"{int(DEADLINE_SECONDS)}s",
+        }
+        config: dict[str, Any] = {}
+        if endpoint:
+            config["endpoint"] = endpoint
+            client["allow_http"] = endpoint.startswith("http://")
+        retry = {
+            "max_retries": RETRIES,
+            "retry_timeout": timedelta(seconds=TIMEOUT_SECONDS * (RETRIES + 1)),
+            "backoff": {
+                "init_backoff": timedelta(seconds=BACKOFF_SECONDS),
+                "max_backoff": timedelta(seconds=2),
+                "base": 2,
+            },
+        }
+        self._obs = obstore
+        self._store = ObstoreS3(
+            bucket,
+            prefix=prefix or None,
+            config=config,  # type: ignore[arg-type]
+            client_options=client,  # type: ignore[arg-type]
+            retry_config=retry,  # type: ignore[arg-type]
+        )
+
+    def _error(self, key: str, exc: Exception) -> SnapshotError:
+        from obstore import exceptions as obx
+
+        where = f"{self.uri}/{key}" if key else self.uri
+        first_line = (str(exc).splitlines() or [repr(exc)])[0].strip("'\" ")
+        summary = f"{where}: {first_line}"
+        if isinstance(exc, FileNotFoundError | obx.NotFoundError):
+            return _Missing(summary)
+        if isinstance(exc, obx.AlreadyExistsError | obx.PreconditionError):
+            return _Exists(summary)
+        if isinstance(exc, obx.PermissionDeniedError | obx.UnauthenticatedError):
+            return SnapshotError(f"access denied: {summary}")
+        if isinstance(exc, obx.GenericError | OSError | TimeoutError):
+            return StoreUnreachable(summary)  # connection, timeout, 5xx after retries
+        return SnapshotError(summary)
+
+    def _stream(self, key: str, limit: int) -> Iterator[bytes]:
+        try:
+            result = self._obs.get(self._store, key)
+        except Exception as exc:  # obstore raises its own hierarchy; mapped just below
+            raise self._error(key, exc) from None
+        if result.meta["size"] > limit:
+            raise SnapshotError(f"{self.uri}/{key}: {result.meta['size']} bytes is over the cap")
+        try:
+            for chunk in result.stream(min_chunk_size=CHUNK_BYTES):
+                yield bytes(chunk)
+        except Exception as exc:
+            raise self._error(key, exc) from None
+
+    def _exists(self, key: str) -> bool:
+        try:
+            self._obs.head(self._store, key)
+        except Exception as exc:
+            error = self._error(key, exc)
+            if isinstance(error, _Missing):
+                return False
+            raise error from None
+        return True
+
+    def _put(self, key: str, source: Path | bytes, create: bool) -> None:
+        try:
+            self._obs.put(self._store, key, source, mode="create" if create else "overwrite")
+        except Exception as exc:
+            raise self._error(key, exc) from None
+
+    def list_versions(self) -> list[str]:
+        """From the object listing (authoritative: a version is its manifest), not the index."""
+        found = []
+        try:
+            for batch in self._obs.list(self._store):
+                for meta in batch:
+                    version, _, name = str(meta["path"]).partition("/")
+                    if name == MANIFEST and VERSION_PATTERN.fullmatch(version):
+                        found.append(version)
+        except Exception as exc:
+            raise self._error("", exc) from None
+        return sorted(found, key=version_key)
+
+
+def open_store(uri: str | Path, cache_root: Path | None = None) -> SnapshotStore:
+    """The store behind a path or URI: local path / file://, s3://bucket/prefix, https://base.
+
+    `cache_root` (default `$BENCHPRESS_HOME/cache`) is where remote versions are cached."""
+    if isinstance(uri, Path):
+        return LocalStore(uri)
+    scheme = urlsplit(uri).scheme.lower() if "://" in uri else ""
+    if scheme == "":
+        return LocalStore(Path(uri).expanduser())
+    if scheme == "file":
+        return LocalStore(Path(unquote(urlsplit(uri).path)))
+    if scheme in ("http", "https"):
+        return HttpStore(uri, cache_root)
+    if scheme == "s3":
+        return S3Store(uri, cache_root)
+    raise SnapshotError(
+        f"unsupported snapshot store {redact(uri)!r}: use a path, s3:// or https://"
+    )
+
+
+__all__ = [
+    "INDEX",
+    "HttpStore",
+    "LocalStore",
+    "RemoteStore",
+    "S3Store",
+    "SnapshotStore",
+    "StaleSnapshotWarning",
+    "StoreUnreachable",
+    "check_version",
+    "open_store",
+    "write_index",
+]
