@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 export BENCHPRESS_HOME ?= $(CURDIR)/.benchpress
 DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
 
-.PHONY: install demo test lint format dagster bundle clean
+.PHONY: install demo test lint format dagster bundle clean app browser-deps
 
 install: $(STAMP)
 
@@ -39,9 +39,22 @@ dagster: $(STAMP)
 	test -f $(BENCHPRESS_HOME)/dagster/dagster.yaml || cp dagster.yaml $(BENCHPRESS_HOME)/dagster/
 	DAGSTER_HOME=$(BENCHPRESS_HOME)/dagster $(BIN)/dagster dev -m pipelines.definitions
 
+# The local web page on http://127.0.0.1:8765 (predict, compare, matrix, fit plots).
+app: $(STAMP)
+	$(BIN)/benchpress app
+
+# Debian's headless Chromium + chromedriver for the browser tests in tests/web (needs root;
+# .ci/run calls it). Nothing is downloaded by Selenium itself.
+browser-deps:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then \
+	  echo "chromium and chromedriver present"; \
+	else \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
+
 # Rebuild the snapshot bundled in the package from the recorded payloads.
 bundle: $(STAMP)
 	$(BIN)/python -m pipelines.bundle
 
 clean:
-	rm -rf $(VENV) .benchpress .pytest_cache .ruff_cache
+	rm -rf $(VENV) .benchpress .pytest_cache .ruff_cache test-artifacts

@@ -26,9 +26,14 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     )
     for source, result in sorted(outcome.source_outcomes.items()):
         print(f"  {source}: {result}")
-    if outcome.failed_checks:
-        for check in outcome.failed_checks:
-            print(f"check failed: {check}", file=sys.stderr)
+    stale = sum(1 for state in outcome.source_outcomes.values() if "FAILED" in state)
+    if stale:
+        print(
+            f"warning: {stale} source(s) stale: their last good data stays in the matrix",
+            file=sys.stderr,
+        )
+    for check in outcome.failed_checks:
+        print(f"check failed: {check}", file=sys.stderr)
     for step in outcome.failed_steps:
         print(f"step failed: {step}", file=sys.stderr)
     if not outcome.success:

@@ -28,7 +28,8 @@ class RefreshOutcome:
     success: bool
     version: str | None = None
     published: bool = False
-    failed_checks: list[str] = field(default_factory=list)  # "check: description"
+    failed_checks: list[str] = field(default_factory=list)  # blocking: "check: description"
+    warnings: list[str] = field(default_factory=list)  # failed WARN checks (stale sources)
     failed_steps: list[str] = field(default_factory=list)
     source_outcomes: dict[str, str] = field(default_factory=dict)
 
@@ -57,10 +58,14 @@ def run_refresh(
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             if not evaluation.passed:
-                outcome.failed_checks.append(
+                text = (
                     f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: "
                     f"{evaluation.description or 'failed'}"
                 )
+                if evaluation.severity == dg.AssetCheckSeverity.WARN:
+                    outcome.warnings.append(text)
+                else:
+                    outcome.failed_checks.append(text)
         elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
             error = event.event_specific_data.error
             if error is not None and "DagsterAssetCheckFailedError" in error.cls_name:
@@ -73,13 +78,18 @@ def run_refresh(
             key = materialization.asset_key.to_user_string()
             meta = {k: v.value for k, v in materialization.metadata.items()}
             if key.endswith("_payloads"):
-                outcome.source_outcomes[key.removesuffix("_payloads")] = str(meta.get("outcome"))
+                source = key.removesuffix("_payloads")
+                state = str(meta.get("outcome"))
+                if state == "failed":
+                    state = f"FETCH FAILED, keeping last good data: {meta.get('error')}"
+                outcome.source_outcomes[source] = state
+            elif key.endswith("_source_scores") and meta.get("outcome") == "failed":
+                source = key.removesuffix("_source_scores")
+                outcome.source_outcomes[source] = (
+                    f"PARSE FAILED, keeping last good data: {meta.get('error')}"
+                )
             if key == "published_snapshot":
                 outcome.version = str(meta["version"])
                 outcome.published = bool(meta["published"])
-    outcome.success = (
-        result.success
-        and outcome.version is not None
-        and not any(c for c in outcome.failed_checks if "fetch_succeeded" not in c)
-    )
+    outcome.success = result.success and outcome.version is not None and not outcome.failed_checks
     return outcome

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
+from predictor import cli_app
 from predictor.api import BenchPress, predictions_frame
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import SnapshotError, default_stores
@@ -214,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--store", help=STORE_HELP)
     diff.add_argument("--json", action="store_true")
     diff.set_defaults(func=cmd_snapshots_diff)
+
+    cli_app.register(sub)  # `benchpress app`: the local web page
 
     for entry in entry_points(group="benchpress.commands"):
         try:

@@ -27,14 +27,15 @@ def payload_set_sha(shas: list[str]) -> str:
 
 def find_parse(
     con: duckdb.DuckDBPyConnection, source: str, set_sha: str, parser_version: str
-) -> int | None:
-    """A successful earlier parse of exactly this payload set by this parser, if any."""
+) -> tuple[int, str, str | None] | None:
+    """(parse_id, status, error) of an earlier parse of exactly this payload set by this
+    parser, if any: the same bytes through the same parser give the same answer."""
     row = con.execute(
-        "SELECT parse_id FROM parses WHERE source = ? AND payload_set_sha = ?"
-        " AND parser_version = ? AND status = 'ok' ORDER BY parse_id DESC LIMIT 1",
+        "SELECT parse_id, status, error FROM parses WHERE source = ? AND payload_set_sha = ?"
+        " AND parser_version = ? ORDER BY parse_id DESC LIMIT 1",
         [source, set_sha, parser_version],
     ).fetchone()
-    return int(row[0]) if row else None
+    return (int(row[0]), str(row[1]), row[2]) if row else None
 
 
 def record_parse(

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from predictor.paths import warehouse_path
+from warehouse.status import source_status
 
 
 def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
@@ -54,6 +55,14 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             " fetch_id DESC) = 1"
         ).fetchall():
             sources.setdefault(source, {}).update({"last_fetch": outcome, "last_error": error})
+        for source, facts in source_status(con).items():
+            sources.setdefault(source, {}).update(
+                {
+                    "status": facts["status"],
+                    "data_fetched_at": facts["data_fetched_at"],
+                    "age_days": facts["age_days"],
+                }
+            )
         models, benchmarks, cells = con.execute(
             "SELECT count(DISTINCT model_id), count(DISTINCT benchmark_id), count(*)"
             " FROM matrix_cells"

@@ -17,6 +17,7 @@ from pipelines.stages.snapshot import snapshot_tables, stage_snapshot
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import publish
+from warehouse.status import source_status
 
 PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapshots
 
@@ -86,7 +87,10 @@ def published_snapshot(
     if row is None:
         raise RuntimeError("nothing staged: materialize `factorization` first")
     digest, drift = row
+    with warehouse.connect() as con:
+        sources = source_status(con)
     extra = {
+        "source_status": sources,
         "drift": json.loads(drift) if drift else None,
         "accepted_drift": sorted(parse_accepted(publish_gate.accept_drift)),
     }
@@ -105,6 +109,7 @@ def published_snapshot(
             "content_hash": result.content_hash,
             "parent": result.parent or "",
             "path": str(result.path),
+            "stale_sources": ", ".join(s for s, v in sources.items() if v["status"] != "ok"),
             **remote,
         }
     )

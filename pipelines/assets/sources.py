@@ -84,6 +84,13 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         kinds={"duckdb", "polars"},
         description=f"{source.title} parsed into the common long schema (source-native names).",
         metadata={"source": source.id},
+        check_specs=[
+            dg.AssetCheckSpec(
+                "parse_succeeded",
+                asset=scores_key(source),
+                description="The newest payloads parsed (WARN: the last good parse stays current).",
+            )
+        ],
     )
     def source_scores(
         context: dg.AssetExecutionContext, warehouse: WarehouseResource
@@ -91,8 +98,32 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         with warehouse.connect() as con:
             if not last_good_fetch(con, source.id):
                 context.log.warning(f"{source.id}: no payload fetched yet; nothing to parse")
-                return dg.MaterializeResult(metadata={"outcome": "no data"})
-            summary = parse_source(con, source)
+                return dg.MaterializeResult(
+                    metadata={"outcome": "no data"},
+                    check_results=[
+                        dg.AssetCheckResult(
+                            check_name="parse_succeeded",
+                            passed=False,
+                            severity=dg.AssetCheckSeverity.WARN,
+                            description="nothing fetched yet",
+                        )
+                    ],
+                )
+            try:
+                summary = parse_source(con, source)
+            except Exception as exc:  # noqa: BLE001 - a parser bug must not block other sources
+                context.log.error(str(exc))
+                return dg.MaterializeResult(
+                    metadata={"outcome": "failed", "error": str(exc)},
+                    check_results=[
+                        dg.AssetCheckResult(
+                            check_name="parse_succeeded",
+                            passed=False,
+                            severity=dg.AssetCheckSeverity.WARN,
+                            description=str(exc)[:500],
+                        )
+                    ],
+                )
         return dg.MaterializeResult(
             metadata={
                 "parse_id": summary.parse_id,
@@ -101,7 +132,8 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
                 "models": summary.models,
                 "benchmarks": summary.benchmarks,
                 "rejected_rows": summary.rejected_rows,
-            }
+            },
+            check_results=[dg.AssetCheckResult(check_name="parse_succeeded", passed=True)],
         )
 
     return [payloads, source_scores]

@@ -16,6 +16,10 @@ from warehouse.scores import find_parse, payload_set_sha, record_parse
 PARSER_VERSION = "1"
 
 
+class ParseFailed(RuntimeError):
+    """The current payloads of a source do not parse; its last good parse stays current."""
+
+
 @dataclass
 class ParseSummary:
     source: str
@@ -34,8 +38,11 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
     payloads = payloads_by_id(con, payload_ids)
     set_sha = payload_set_sha([sha for _, _, sha, _, _ in payloads])
     version = f"{source.id}:{PARSER_VERSION}"
-    existing = find_parse(con, source.id, set_sha, version)
-    if existing is not None:
+    earlier = find_parse(con, source.id, set_sha, version)
+    if earlier is not None and earlier[1] == "failed":
+        raise ParseFailed(f"{earlier[2]} (payloads unchanged since parse {earlier[0]})")
+    if earlier is not None:
+        existing = earlier[0]
         stats = con.execute(
             "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
             " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",

@@ -1,0 +1,64 @@
+"""`benchpress app`: serve the web page (predict, compare, matrix, fit plots) on this machine.
+
+Kept out of `predictor.cli` so the command's options and start-up live in one place;
+`predictor.cli.build_parser` calls `register(subparsers)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the `app` subcommand to the `benchpress` parser."""
+    app = subparsers.add_parser(
+        "app",
+        help="serve the web page on this machine",
+        description="A local web page: predictions with intervals from probe scores, model "
+        "comparison, the matrix with provenance and plots of the fit; plus its JSON API.",
+    )
+    app.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})"
+    )
+    app.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free)"
+    )
+    app.add_argument("--store", help=STORE_HELP + " (default: local store, then bundled)")
+    app.add_argument("--quiet", action="store_true", help="do not log requests")
+    app.set_defaults(func=cmd_app)
+    return app
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    """Bind, say where, serve until Ctrl-C."""
+    from predictor.web.server import is_loopback, make_server
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must lie in 0-65535, got {args.port}")
+    try:
+        server = make_server(args.host, args.port, store=args.store, quiet=args.quiet)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+    if not is_loopback(args.host):
+        print(
+            f"benchpress: warning: listening on {args.host}: anyone who can reach this address "
+            "can use the app",
+            file=sys.stderr,
+        )
+    versions = server.catalog.versions()
+    shown = f"{len(versions)} snapshot version(s), newest {versions[0]}" if versions else "none"
+    print(f"benchpress app: snapshots: {shown}", flush=True)
+    print(f"benchpress app: serving on {server.url} (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("benchpress app: stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

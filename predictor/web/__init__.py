@@ -1,0 +1,12 @@
+"""`benchpress app`: a small local web page over the Python API (standard library only).
+
+The modules each do one job: `params` validates query parameters, `catalog` finds and caches
+snapshot versions, `figures` turns a fit into plot data, `api` maps parameters to JSON-able
+dicts (the same answers and error messages as `BenchPress`), `server` is the HTTP plumbing and
+serves `static/` (the page: vanilla JS building the DOM with textContent, inline SVG charts).
+"""
+
+from predictor.web.catalog import Catalog
+from predictor.web.server import AppServer, make_server
+
+__all__ = ["AppServer", "Catalog", "make_server"]

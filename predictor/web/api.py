@@ -1,0 +1,336 @@
+"""The JSON API behind the page: pure functions from request parameters to JSON-able dicts.
+
+It mirrors the Python API (`BenchPress.predict`, `.scores()`, `.resolve_model`, ...) and passes
+its error messages through unchanged: an unknown name lists close matches, a bad score says
+what is wrong with it. `handle(catalog, path, params)` routes `/api/...` paths; the HTTP layer
+(`predictor.web.server`) only moves bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from predictor.api import BenchPress
+from predictor.resolve import UnknownNameError
+from predictor.web import figures, params
+from predictor.web.catalog import Catalog
+from predictor.web.errors import ApiError, bad_request, not_found
+from predictor.web.params import Params
+
+SUGGESTED_PROBES = 5
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, float):
+        return figures.number(value)
+    return value
+
+
+def _record(row: dict[str, Any]) -> dict[str, Any]:
+    return {key: _json_value(value) for key, value in row.items()}
+
+
+def _resolve(resolver: Callable[[str], str], name: str, status: int = 400) -> str:
+    """A canonical id, or the resolver's own message (with close matches) as an HTTP error."""
+    try:
+        return resolver(name)
+    except UnknownNameError as exc:
+        raise ApiError(status, str(exc)) from None
+    except TypeError as exc:
+        raise bad_request(str(exc)) from None
+
+
+def _bench(catalog: Catalog, query: Params) -> BenchPress:
+    return catalog.load(params.version(query))
+
+
+def _model_row(bench: BenchPress, model_id: str) -> dict[str, Any]:
+    rows = bench.snapshot.models.filter(bench.snapshot.models["model_id"] == model_id)
+    return _record(rows.row(0, named=True))
+
+
+def _benchmark_row(bench: BenchPress, benchmark_id: str) -> dict[str, Any]:
+    table = bench.snapshot.benchmarks
+    return _record(table.filter(table["benchmark_id"] == benchmark_id).row(0, named=True))
+
+
+# ------------------------------------------------------------------------------- endpoints
+def versions(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """Published versions, newest first, with the counts a chooser wants to show."""
+    params.check_allowed(query, [], "/api/versions")
+    listed = []
+    for version in catalog.versions():
+        manifest = catalog.manifest(version)
+        counts = manifest.get("counts", {})
+        listed.append(
+            {
+                "version": version,
+                "published_at": manifest.get("published_at"),
+                "content_hash": manifest.get("content_hash"),
+                "parent": manifest.get("parent"),
+                "models": counts.get("models"),
+                "benchmarks": counts.get("benchmarks"),
+                "cells": counts.get("cells"),
+                "store": catalog.store_of(version),
+            }
+        )
+    return {"latest": listed[0]["version"] if listed else None, "versions": listed}
+
+
+def manifest_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest without bulky per-cell lists (held-out pairs are served by /api/plots)."""
+    summary = dict(manifest)
+    quality = dict(summary.get("quality", {}))
+    quality.pop("holdout_pairs", None)
+    summary["quality"] = quality
+    return summary
+
+
+def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """What a version holds: manifest summary, models and benchmarks (`probe`: usable as one)."""
+    params.check_allowed(query, ["version"], "/api/snapshot")
+    bench = _bench(catalog, query)
+    probes = set(bench.fit_benchmarks_)
+    return {
+        "version": bench.version,
+        "manifest": manifest_summary(bench.manifest),
+        "models": [_record(r) for r in bench.snapshot.models.iter_rows(named=True)],
+        "benchmarks": [
+            {**_record(r), "probe": r["benchmark_id"] in probes}
+            for r in bench.snapshot.benchmarks.iter_rows(named=True)
+        ],
+    }
+
+
+def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`."""
+    params.check_allowed(query, ["version", "scores", "level"], "/api/predict")
+    bench = _bench(catalog, query)
+    probes = params.scores(query)
+    level = params.level(query)
+    try:
+        predictions = bench.predict(probes, level=level)  # type: ignore[arg-type]
+    except (UnknownNameError, ValueError, TypeError) as exc:
+        raise bad_request(str(exc)) from None
+    resolved = {bench.resolve_benchmark(name): float(v) for name, v in probes.items()}  # type: ignore[arg-type]
+    return {
+        "version": bench.version,
+        "level": level,
+        "probes": resolved,
+        "predictions": [
+            {k: _json_value(v) for k, v in predictions[b].as_dict().items()}
+            for b in sorted(predictions)
+        ],
+    }
+
+
+def suggested_probes(bench: BenchPress, model_id: str, k: int = SUGGESTED_PROBES) -> list[str]:
+    """Up to `k` of the model's observed, fitted benchmarks, the most widely reported first:
+    the scores a person is most likely to have for a new model too."""
+    fitted = set(bench.fit_benchmarks_)
+    reported = dict(bench.snapshot.benchmarks.select("benchmark_id", "n_cells").iter_rows())
+    cells = bench.snapshot.cells
+    observed = cells.filter(cells["model_id"] == model_id)["benchmark_id"].to_list()
+    usable = sorted((b for b in set(observed) if b in fitted), key=lambda b: (-reported[b], b))
+    return usable[:k]
+
+
+def model(catalog: Catalog, query: Params, name: str) -> dict[str, Any]:
+    """A known model: its facts, observed scores with provenance, and suggested probes."""
+    params.check_allowed(query, ["version"], "/api/models/<id>")
+    bench = _bench(catalog, query)
+    model_id = _resolve(bench.resolve_model, name, status=404)
+    scores = bench.scores()
+    cells = scores.filter(scores["model_id"] == model_id).sort("benchmark_id")
+    fitted = set(bench.fit_benchmarks_)
+    return {
+        "version": bench.version,
+        "model": _model_row(bench, model_id),
+        "scores": [
+            {**_record(r), "probe": r["benchmark_id"] in fitted}
+            for r in cells.drop("model_id").iter_rows(named=True)
+        ],
+        "suggested_probes": suggested_probes(bench, model_id),
+    }
+
+
+def matrix(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """The published matrix (observed cells) beside the fit's completion of every cell."""
+    params.check_allowed(query, ["version"], "/api/matrix")
+    bench = _bench(catalog, query)
+    return {"version": bench.version, **figures.matrix(bench)}
+
+
+def _fitted_cells(
+    bench: BenchPress, model_id: str, level: float
+) -> dict[str, dict[str, Any]] | None:
+    """Every fitted benchmark for a known model: observed cells as given, the rest completed."""
+    if model_id not in bench.fit_models_:
+        return None
+    i = bench.fit_models_.index(model_id)
+    completer = bench.completer_
+    mean = completer.predict(keep_observed=True)[i]
+    low, high = completer.predict_interval(level=level, keep_observed=True)
+    return {
+        b: {
+            "score": figures.number(mean[j]),
+            "low": figures.number(min(low[i, j], mean[j])),
+            "high": figures.number(max(high[i, j], mean[j])),
+            "observed": bool(completer.observed_[i, j]),
+        }
+        for j, b in enumerate(bench.fit_benchmarks_)
+    }
+
+
+def _folded_cells(bench: BenchPress, model_id: str, level: float) -> dict[str, dict[str, Any]]:
+    """A model outside the fit: its observed fitted-benchmark scores folded in as probes."""
+    cells = bench.snapshot.cells
+    own = cells.filter(cells["model_id"] == model_id)
+    fitted = set(bench.fit_benchmarks_)
+    probes = {b: s for b, s in own.select("benchmark_id", "score").iter_rows() if b in fitted}
+    if not probes:
+        return {}
+    return {
+        b: {"score": p.score, "low": p.low, "high": p.high, "observed": p.observed}
+        for b, p in bench.predict(probes, level=level).items()
+    }
+
+
+def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """Known models side by side: observed scores, and the fit's completion elsewhere."""
+    params.check_allowed(query, ["version", "models", "benchmarks", "level"], "/api/compare")
+    bench = _bench(catalog, query)
+    level = params.level(query)
+    model_ids: list[str] = []
+    for name in params.names(query, "models", required=True):
+        model_id = _resolve(bench.resolve_model, name)
+        if model_id not in model_ids:
+            model_ids.append(model_id)
+    chosen = params.names(query, "benchmarks")
+    benchmark_ids = (
+        list(dict.fromkeys(_resolve(bench.resolve_benchmark, b) for b in chosen))
+        if chosen
+        else list(bench.fit_benchmarks_)
+    )
+    columns = []
+    for model_id in model_ids:
+        cells = _fitted_cells(bench, model_id, level)
+        if cells is None:
+            cells = _folded_cells(bench, model_id, level)
+        columns.append(cells)
+    observed = {
+        (m, b): s
+        for m, b, s in bench.snapshot.cells.select("model_id", "benchmark_id", "score").iter_rows()
+        if m in model_ids
+    }
+    rows = []
+    for b in benchmark_ids:
+        values = []
+        for model_id, cells in zip(model_ids, columns, strict=True):
+            cell = cells.get(b)
+            if cell is None and (model_id, b) in observed:  # observed but outside the fit
+                score = observed[(model_id, b)]
+                cell = {"score": score, "low": score, "high": score, "observed": True}
+            values.append(cell)
+        rows.append({"benchmark": b, "values": values})
+    return {
+        "version": bench.version,
+        "level": level,
+        "models": [_model_row(bench, m) for m in model_ids],
+        "benchmarks": [_benchmark_row(bench, b) for b in benchmark_ids],
+        "rows": rows,
+    }
+
+
+def cell(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """One cell: its observation with provenance (or null), the fit's value, and conflicts."""
+    params.check_allowed(query, ["version", "model", "benchmark", "level"], "/api/cell")
+    bench = _bench(catalog, query)
+    level = params.level(query)
+    model_id = _resolve(bench.resolve_model, params.required_text(query, "model"), 404)
+    benchmark_id = _resolve(bench.resolve_benchmark, params.required_text(query, "benchmark"), 404)
+    scores = bench.scores()
+    found = scores.filter(
+        (scores["model_id"] == model_id) & (scores["benchmark_id"] == benchmark_id)
+    )
+    found = found.drop("model_id", "benchmark_id")
+    observation = _record(found.row(0, named=True)) if found.height else None
+    fitted = None
+    if model_id in bench.fit_models_ and benchmark_id in bench.fit_benchmarks_:
+        i, j = bench.fit_models_.index(model_id), bench.fit_benchmarks_.index(benchmark_id)
+        completer = bench.completer_
+        mean = float(completer.predict(keep_observed=False)[i, j])
+        low, high = completer.predict_interval(level=level, keep_observed=False)
+        fitted = {
+            "score": figures.number(mean),
+            "low": figures.number(min(float(low[i, j]), mean)),
+            "high": figures.number(max(float(high[i, j]), mean)),
+            "level": level,
+        }
+    conflicts = bench.snapshot.conflicts
+    others = conflicts.filter(
+        (conflicts["model_id"] == model_id) & (conflicts["benchmark_id"] == benchmark_id)
+    ).drop("model_id", "benchmark_id")
+    return {
+        "version": bench.version,
+        "model": _model_row(bench, model_id),
+        "benchmark": _benchmark_row(bench, benchmark_id),
+        "observation": observation,
+        "fitted": fitted,
+        "conflicts": [_record(r) for r in others.iter_rows(named=True)],
+    }
+
+
+def plots(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """Data for the fit's plots: spectrum, benchmark map, predicted vs actual (if recorded)."""
+    params.check_allowed(query, ["version"], "/api/plots")
+    bench = _bench(catalog, query)
+    return {
+        "version": bench.version,
+        "spectrum": figures.spectrum(bench.manifest),
+        "loadings": figures.loadings(bench),
+        "holdout": figures.holdout(bench.manifest),
+    }
+
+
+Endpoint = Callable[[Catalog, Params], dict[str, Any]]
+ENDPOINTS: dict[str, Endpoint] = {
+    "versions": versions,
+    "snapshot": snapshot,
+    "predict": predict,
+    "matrix": matrix,
+    "compare": compare,
+    "cell": cell,
+    "plots": plots,
+}
+POST_ENDPOINTS = frozenset({"predict", "compare"})
+
+
+def handle(catalog: Catalog, path: str, query: Params, method: str = "GET") -> dict[str, Any]:
+    """Route `/api/<name>` (already URL-decoded) to its endpoint; ApiError on bad requests."""
+    if not path.startswith("/api/"):
+        raise not_found(f"no such endpoint: {path}")
+    name = path[len("/api/") :]
+    if name.startswith("models/") and len(name) > len("models/"):
+        if method not in ("GET", "HEAD"):
+            raise ApiError(405, f"{path} accepts GET only")
+        return model(catalog, query, name[len("models/") :])
+    endpoint = ENDPOINTS.get(name)
+    if endpoint is None:
+        known = ", ".join(f"/api/{n}" for n in [*ENDPOINTS, "models/<id>"])
+        raise not_found(f"no such endpoint: {path}; known: {known}")
+    if method == "POST" and name not in POST_ENDPOINTS:
+        raise ApiError(405, f"{path} accepts GET only")
+    return endpoint(catalog, query)
+
+
+def allowed_methods(path: str) -> str:
+    name = path[len("/api/") :] if path.startswith("/api/") else ""
+    return "GET, HEAD, POST" if name in POST_ENDPOINTS else "GET, HEAD"
+
+
+__all__ = ["ENDPOINTS", "allowed_methods", "handle"]

@@ -1,0 +1,20 @@
+"""The one exception the web API raises: an HTTP status with a user-facing message."""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """Sent as `{"error": message}` with `status` (400 bad input, 404 unknown resource, ...)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(404, message)

@@ -1,0 +1,149 @@
+"""Validate request parameters before they reach the Python API.
+
+Query strings arrive as text; a POST body may carry JSON values (a scores object, a number).
+Every endpoint names the parameters it accepts, so a typo (`levle=0.8`) is an error rather than
+a silently ignored option, and sizes are bounded so one request cannot ask for unbounded work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from predictor.snapshots import SnapshotError
+from predictor.stores import check_version
+from predictor.web.errors import bad_request
+
+Params = Mapping[str, object]
+
+MAX_PARAMS = 20
+MAX_VALUE_CHARS = 8192
+MAX_PROBES = 200
+MAX_NAMES = 50
+DEFAULT_LEVEL = 0.9
+
+
+def collect(pairs: Iterable[tuple[str, object]]) -> dict[str, object]:
+    """Pairs (query string, then body) into a dict; a parameter given twice is an error."""
+    params: dict[str, object] = {}
+    for name, value in pairs:
+        if name in params:
+            raise bad_request(f"parameter {name!r} is given more than once")
+        if isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
+            raise bad_request(f"parameter {name!r} is longer than {MAX_VALUE_CHARS} characters")
+        params[name] = value
+        if len(params) > MAX_PARAMS:
+            raise bad_request(f"more than {MAX_PARAMS} parameters")
+    return params
+
+
+def check_allowed(params: Params, allowed: Iterable[str], endpoint: str) -> None:
+    known = sorted(allowed)
+    for name in params:
+        if name not in known:
+            expected = ", ".join(known) or "none"
+            raise bad_request(f"unknown parameter {name!r} for {endpoint}; expected: {expected}")
+
+
+def text(params: Params, name: str, default: str | None = None) -> str | None:
+    value = params.get(name, default)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise bad_request(f"parameter {name!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def required_text(params: Params, name: str) -> str:
+    value = text(params, name)
+    if value is None or not value.strip():
+        raise bad_request(f"parameter {name!r} is required")
+    return value.strip()
+
+
+def version(params: Params) -> str:
+    """`latest` (the default) or a calendar version string; checked before any path use."""
+    value = (text(params, "version") or "latest").strip() or "latest"
+    if value == "latest":
+        return value
+    try:
+        return check_version(value)
+    except SnapshotError as exc:
+        raise bad_request(str(exc)) from None
+
+
+def level(params: Params) -> float:
+    """The interval level; the range itself is checked by `BenchPress.predict` (same message)."""
+    value = params.get("level")
+    if value is None or value == "":
+        return DEFAULT_LEVEL
+    if isinstance(value, bool):
+        raise bad_request(f"level must be a number, got {value!r}")
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            raise bad_request(f"level must be a number, got {value!r}") from None
+    else:
+        raise bad_request(f"level must be a number, got {type(value).__name__}")
+    if not 0.0 < number < 1.0:  # same wording as BenchPress.predict
+        raise bad_request(f"level must lie strictly between 0 and 1, got {number}")
+    return number
+
+
+def scores(params: Params) -> dict[str, object]:
+    """Probe scores from `gpqa_diamond=80,hle=20` or a JSON object.
+
+    Numeric text becomes a float; anything else is passed through unchanged so that
+    `BenchPress.predict` rejects it with the message a Python caller would see."""
+    raw = params.get("scores")
+    if raw is None or raw == "" or raw == {}:
+        raise bad_request("scores is empty: give at least one benchmark=score pair")
+    if isinstance(raw, Mapping):
+        if len(raw) > MAX_PROBES:
+            raise bad_request(f"scores: more than {MAX_PROBES} probes")
+        return {str(name): value for name, value in raw.items()}
+    if not isinstance(raw, str):
+        raise bad_request("scores must be 'name=value,name=value' or an object of name: value")
+    result: dict[str, object] = {}
+    for part in filter(None, (p.strip() for p in raw.split(","))):
+        name, sep, value = part.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
+            raise bad_request(f"scores: expected name=value, got {part!r}")
+        if name in result:
+            raise bad_request(f"scores: {name!r} is given twice")
+        try:
+            result[name] = float(value)
+        except ValueError:
+            result[name] = value
+        if len(result) > MAX_PROBES:
+            raise bad_request(f"scores: more than {MAX_PROBES} probes")
+    if not result:
+        raise bad_request("scores is empty: give at least one benchmark=score pair")
+    return result
+
+
+def names(params: Params, name: str, required: bool = False) -> list[str]:
+    """A comma-separated list (or a JSON list) of model or benchmark names, deduplicated."""
+    raw = params.get(name)
+    if isinstance(raw, list):
+        items = raw
+    elif isinstance(raw, str):
+        items = raw.split(",")
+    elif raw is None:
+        items = []
+    else:
+        raise bad_request(f"parameter {name!r} must be a comma-separated list")
+    if not all(isinstance(item, str) for item in items):
+        raise bad_request(f"parameter {name!r} must list names (strings)")
+    found: list[str] = []
+    for item in (i.strip() for i in items):
+        if item and item not in found:
+            found.append(item)
+    if required and not found:
+        raise bad_request(f"parameter {name!r} is required (comma-separated names)")
+    if len(found) > MAX_NAMES:
+        raise bad_request(f"parameter {name!r} lists more than {MAX_NAMES} names")
+    return found

@@ -1,0 +1,415 @@
+// Small SVG charts drawn from data: points with interval bars, bars with a line, scatters.
+// Labels go in through textContent (svg() helper), tooltips through <title> elements.
+
+import { el, svg, clear, fmt } from "./dom.js";
+
+export const PALETTE = [
+  "#3b5bdb",
+  "#e8590c",
+  "#2b8a3e",
+  "#ae3ec9",
+  "#c92a2a",
+  "#1098ad",
+  "#f08c00",
+  "#5c940d",
+];
+
+function linear([d0, d1], [r0, r1]) {
+  const span = d1 - d0 || 1;
+  return (v) => r0 + ((v - d0) / span) * (r1 - r0);
+}
+
+/** Round tick values covering [min, max]. */
+export function ticks(min, max, count = 5) {
+  if (!(max > min)) return [min];
+  const raw = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) || raw;
+  const out = [];
+  for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) {
+    out.push(Math.round(v / step) * step);
+  }
+  return out;
+}
+
+function truncate(text, max) {
+  const s = String(text ?? "");
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+function widthOf(container, fallback = 720) {
+  return Math.max(320, Math.floor(container.clientWidth || fallback));
+}
+
+/**
+ * Rows of points with interval bars on a shared 0–100 axis (percent benchmarks).
+ * rows: [{label, title, values: [{score, low, high, observed}|null per series]}]
+ * series: [{label, color}]. The axis sits in a sticky header above a scrolling body.
+ */
+export function intervalChart(container, rows, series, options = {}) {
+  clear(container);
+  const width = widthOf(container) - 16; // room for the body's vertical scrollbar
+  const labelWidth = Math.min(260, Math.max(150, Math.floor(width * 0.3)));
+  const left = labelWidth + 12;
+  const right = 18;
+  const perSeries = series.length > 1 ? 9 : 0;
+  const rowHeight = Math.max(20, 10 + perSeries * series.length);
+  const domain = options.domain || [0, 100];
+  const x = linear(domain, [left, width - right]);
+  const grid = ticks(domain[0], domain[1], 10);
+
+  const header = svg("svg", {
+    width,
+    height: 26,
+    class: "chart-axis",
+    role: "presentation",
+  });
+  for (const t of grid) {
+    header.append(svg("text", { x: x(t), y: 17, "text-anchor": "middle", class: "tick", text: t }));
+  }
+  header.append(
+    svg("text", {
+      x: left - 8,
+      y: 17,
+      "text-anchor": "end",
+      class: "axis-title",
+      text: options.axisTitle || "score",
+    }),
+  );
+
+  const height = rows.length * rowHeight + 6;
+  const body = svg("svg", {
+    width,
+    height,
+    class: "chart-body",
+    role: "img",
+    "aria-label": options.ariaLabel || "predicted scores with intervals",
+  });
+  for (const t of grid) {
+    body.append(svg("line", { x1: x(t), x2: x(t), y1: 0, y2: height, class: "grid" }));
+  }
+  rows.forEach((row, i) => {
+    const top = i * rowHeight + 3;
+    const mid = top + rowHeight / 2;
+    const group = svg("g", { class: "row", dataset: { key: row.key || "" } });
+    group.append(svg("rect", { x: 0, y: top, width, height: rowHeight, class: "row-bg" }));
+    group.append(
+      svg("text", {
+        x: labelWidth,
+        y: mid + 4,
+        "text-anchor": "end",
+        class: "row-label",
+        text: truncate(row.label, Math.floor(labelWidth / 6.4)),
+      }),
+    );
+    const tips = [row.title || row.label];
+    row.values.forEach((value, s) => {
+      if (!value || value.score === null || value.score === undefined) return;
+      const color = series[s].color;
+      const y = series.length > 1 ? mid + (s - (series.length - 1) / 2) * perSeries : mid;
+      const clamp = (v) => Math.min(domain[1], Math.max(domain[0], v));
+      if (!value.observed && value.low !== null && value.high !== null) {
+        group.append(
+          svg("line", {
+            x1: x(clamp(value.low)),
+            x2: x(clamp(value.high)),
+            y1: y,
+            y2: y,
+            stroke: color,
+            class: "interval",
+          }),
+        );
+        for (const end of [value.low, value.high]) {
+          group.append(
+            svg("line", {
+              x1: x(clamp(end)),
+              x2: x(clamp(end)),
+              y1: y - 3,
+              y2: y + 3,
+              stroke: color,
+              class: "cap",
+            }),
+          );
+        }
+      }
+      const cx = x(clamp(value.score));
+      if (value.observed) {
+        group.append(
+          svg("rect", {
+            x: cx - 5,
+            y: y - 5,
+            width: 10,
+            height: 10,
+            fill: value.color || color,
+            transform: `rotate(45 ${cx} ${y})`,
+            class: "point observed",
+          }),
+        );
+      } else {
+        group.append(
+          svg("circle", { cx, cy: y, r: 4.5, fill: value.color || color, class: "point" }),
+        );
+      }
+      const name = series.length > 1 ? `${series[s].label}: ` : "";
+      tips.push(
+        value.observed
+          ? `${name}${fmt(value.score)} (${options.observedWord || "observed"})`
+          : `${name}${fmt(value.score)} [${fmt(value.low)} – ${fmt(value.high)}]`,
+      );
+    });
+    group.append(svg("title", { text: tips.join("\n") }));
+    body.append(group);
+  });
+
+  container.append(
+    el("div", { class: "chart-head" }, header),
+    el("div", { class: "chart-scroll" }, body),
+  );
+}
+
+/** Singular values as bars, with the cumulative variance share as a line (right axis). */
+export function spectrumChart(container, spectrum) {
+  clear(container);
+  const width = widthOf(container, 480);
+  const height = 260;
+  const m = { left: 48, right: 48, top: 14, bottom: 34 };
+  const values = spectrum.singular_values;
+  const maxV = Math.max(...values);
+  const y = linear([0, maxV], [height - m.bottom, m.top]);
+  const yShare = linear([0, 1], [height - m.bottom, m.top]);
+  const band = (width - m.left - m.right) / values.length;
+  const chart = svg("svg", { width, height, role: "img", "aria-label": "singular value spectrum" });
+  for (const t of ticks(0, maxV, 4)) {
+    chart.append(
+      svg("line", { x1: m.left, x2: width - m.right, y1: y(t), y2: y(t), class: "grid" }),
+    );
+    chart.append(
+      svg("text", { x: m.left - 6, y: y(t) + 4, "text-anchor": "end", class: "tick", text: t }),
+    );
+  }
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    chart.append(
+      svg("text", {
+        x: width - m.right + 6,
+        y: yShare(t) + 4,
+        class: "tick share",
+        text: `${t * 100}%`,
+      }),
+    );
+  }
+  const points = [];
+  values.forEach((v, i) => {
+    const x0 = m.left + i * band;
+    const bar = svg("rect", {
+      x: x0 + band * 0.18,
+      y: y(v),
+      width: band * 0.64,
+      height: y(0) - y(v),
+      class: i < 2 ? "bar top" : "bar",
+    });
+    bar.append(
+      svg("title", {
+        text: `σ${i + 1} = ${fmt(v, 2)}; ${fmt(spectrum.variance_share[i] * 100, 1)}% of the variance`,
+      }),
+    );
+    chart.append(bar);
+    chart.append(
+      svg("text", {
+        x: x0 + band / 2,
+        y: height - m.bottom + 16,
+        "text-anchor": "middle",
+        class: "tick",
+        text: `σ${i + 1}`,
+      }),
+    );
+    points.push(`${x0 + band / 2},${yShare(spectrum.cumulative_share[i])}`);
+  });
+  chart.append(svg("polyline", { points: points.join(" "), class: "share-line" }));
+  spectrum.cumulative_share.forEach((share, i) => {
+    const dot = svg("circle", {
+      cx: m.left + i * band + band / 2,
+      cy: yShare(share),
+      r: 3,
+      class: "share-dot",
+    });
+    dot.append(svg("title", { text: `top ${i + 1}: ${fmt(share * 100, 1)}% cumulative` }));
+    chart.append(dot);
+  });
+  chart.append(
+    svg("text", {
+      x: m.left,
+      y: height - 4,
+      class: "axis-title",
+      text: "singular value (bars) · cumulative share (line)",
+    }),
+  );
+  container.append(chart);
+}
+
+/**
+ * A scatter plot. points: [{x, y, color, title, label?}]; options: {xTitle, yTitle, diagonal,
+ * zeroLines, square}. Points with `label` get a text label beside them.
+ */
+export function scatterChart(container, points, options = {}) {
+  clear(container);
+  const width = widthOf(container, 480);
+  const height = options.square ? Math.min(width, 420) : 320;
+  const m = { left: 52, right: 16, top: 14, bottom: 40 };
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  let xDomain = [Math.min(...xs), Math.max(...xs)];
+  let yDomain = [Math.min(...ys), Math.max(...ys)];
+  if (options.diagonal) {
+    const lo = Math.min(xDomain[0], yDomain[0]);
+    const hi = Math.max(xDomain[1], yDomain[1]);
+    xDomain = [lo, hi];
+    yDomain = [lo, hi];
+  }
+  const pad = (d) => {
+    const span = d[1] - d[0] || 1;
+    return [d[0] - span * 0.06, d[1] + span * 0.06];
+  };
+  xDomain = pad(xDomain);
+  yDomain = pad(yDomain);
+  const x = linear(xDomain, [m.left, width - m.right]);
+  const y = linear(yDomain, [height - m.bottom, m.top]);
+  const chart = svg("svg", {
+    width,
+    height,
+    role: "img",
+    "aria-label": options.ariaLabel || "scatter plot",
+  });
+  const digits = Math.abs(xDomain[1] - xDomain[0]) < 5 ? 2 : 0;
+  for (const t of ticks(xDomain[0], xDomain[1], 6)) {
+    chart.append(
+      svg("line", { x1: x(t), x2: x(t), y1: m.top, y2: height - m.bottom, class: "grid" }),
+    );
+    chart.append(
+      svg("text", {
+        x: x(t),
+        y: height - m.bottom + 15,
+        "text-anchor": "middle",
+        class: "tick",
+        text: fmt(t, digits),
+      }),
+    );
+  }
+  for (const t of ticks(yDomain[0], yDomain[1], 6)) {
+    chart.append(
+      svg("line", { x1: m.left, x2: width - m.right, y1: y(t), y2: y(t), class: "grid" }),
+    );
+    chart.append(
+      svg("text", {
+        x: m.left - 6,
+        y: y(t) + 4,
+        "text-anchor": "end",
+        class: "tick",
+        text: fmt(t, digits),
+      }),
+    );
+  }
+  if (options.zeroLines) {
+    if (xDomain[0] < 0 && xDomain[1] > 0) {
+      chart.append(
+        svg("line", { x1: x(0), x2: x(0), y1: m.top, y2: height - m.bottom, class: "zero" }),
+      );
+    }
+    if (yDomain[0] < 0 && yDomain[1] > 0) {
+      chart.append(
+        svg("line", { x1: m.left, x2: width - m.right, y1: y(0), y2: y(0), class: "zero" }),
+      );
+    }
+  }
+  if (options.diagonal) {
+    chart.append(
+      svg("line", {
+        x1: x(xDomain[0]),
+        y1: y(xDomain[0]),
+        x2: x(xDomain[1]),
+        y2: y(xDomain[1]),
+        class: "diagonal",
+      }),
+    );
+  }
+  for (const p of points) {
+    const dot = svg("circle", {
+      cx: x(p.x),
+      cy: y(p.y),
+      r: options.radius || 4,
+      fill: p.color || PALETTE[0],
+      class: "dot",
+    });
+    if (p.title) dot.append(svg("title", { text: p.title }));
+    chart.append(dot);
+  }
+  const placed = []; // label boxes already drawn: a label that would overlap one is left out
+  for (const p of points.filter((q) => q.label)) {
+    const text = truncate(p.label, 28);
+    const anchorEnd = x(p.x) > width * 0.7;
+    const w = text.length * 6;
+    const lx = x(p.x) + (anchorEnd ? -7 - w : 7);
+    const box = { x0: lx - 2, x1: lx + w + 2, y0: y(p.y) - 8, y1: y(p.y) + 8 };
+    const overlaps = placed.some(
+      (b) => box.x0 < b.x1 && b.x0 < box.x1 && box.y0 < b.y1 && b.y0 < box.y1,
+    );
+    if (overlaps || box.x0 < m.left || box.x1 > width) continue;
+    placed.push(box);
+    chart.append(
+      svg("text", {
+        x: x(p.x) + (anchorEnd ? -7 : 7),
+        y: y(p.y) + 4,
+        "text-anchor": anchorEnd ? "end" : "start",
+        class: "point-label",
+        text,
+      }),
+    );
+  }
+  chart.append(
+    svg("text", {
+      x: (m.left + width - m.right) / 2,
+      y: height - 6,
+      "text-anchor": "middle",
+      class: "axis-title",
+      text: options.xTitle || "",
+    }),
+  );
+  chart.append(
+    svg("text", {
+      x: 14,
+      y: (m.top + height - m.bottom) / 2,
+      "text-anchor": "middle",
+      class: "axis-title",
+      transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`,
+      text: options.yTitle || "",
+    }),
+  );
+  container.append(chart);
+}
+
+/** A colour legend: [{label, color, shape}] as a row of swatches. */
+export function legend(items) {
+  return el(
+    "div",
+    { class: "legend" },
+    items.map((item) => {
+      const swatch = svg("svg", { width: 14, height: 14, class: "swatch" });
+      if (item.shape === "diamond") {
+        swatch.append(
+          svg("rect", {
+            x: 3,
+            y: 3,
+            width: 8,
+            height: 8,
+            fill: item.color,
+            transform: "rotate(45 7 7)",
+          }),
+        );
+      } else if (item.shape === "square") {
+        swatch.append(svg("rect", { x: 1, y: 1, width: 12, height: 12, fill: item.color }));
+      } else {
+        swatch.append(svg("circle", { cx: 7, cy: 7, r: 5, fill: item.color }));
+      }
+      return el("span", { class: "legend-item" }, swatch, el("span", { text: item.label }));
+    }),
+  );
+}

@@ -1,0 +1,306 @@
+"""The JSON API over real HTTP: same answers and messages as the Python API."""
+
+from __future__ import annotations
+
+import pytest
+
+from predictor import BenchPress
+from predictor.paths import bundled_snapshot_dir
+from tests.web.conftest import BUNDLED_VERSION, HOSTILE_MODELS, HOSTILE_VERSION, RunningApp
+
+PROBES = {"gpqa_diamond": 80.0, "mmlu_pro": 80.0}
+PREDICTION_FIELDS = {"benchmark", "score", "low", "high", "level", "observed", "confidence"}
+
+
+@pytest.fixture(scope="module")
+def bp() -> BenchPress:
+    return BenchPress.load(BUNDLED_VERSION, store=bundled_snapshot_dir())
+
+
+def test_versions_lists_the_bundled_snapshot(app: RunningApp, bp: BenchPress) -> None:
+    answer = app.get("/api/versions")
+    assert answer.status == 200
+    assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+    doc = answer.json()
+    assert doc["latest"] == BUNDLED_VERSION
+    (only,) = doc["versions"]
+    counts = bp.manifest["counts"]
+    assert only == {
+        "version": BUNDLED_VERSION,
+        "published_at": bp.manifest["published_at"],
+        "content_hash": bp.manifest["content_hash"],
+        "parent": bp.manifest["parent"],
+        "models": counts["models"],
+        "benchmarks": counts["benchmarks"],
+        "cells": counts["cells"],
+        "store": "bundled",
+    }
+
+
+def test_snapshot_summary_models_and_benchmarks(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get(f"/api/snapshot?version={BUNDLED_VERSION}").json()
+    assert doc["version"] == BUNDLED_VERSION
+    assert doc["manifest"]["content_hash"] == bp.manifest["content_hash"]
+    assert doc["manifest"]["quality"] == bp.manifest["quality"]
+    assert [m["model_id"] for m in doc["models"]] == bp.models
+    assert [b["benchmark_id"] for b in doc["benchmarks"]] == bp.benchmarks
+    gpqa = next(b for b in doc["benchmarks"] if b["benchmark_id"] == "gpqa_diamond")
+    assert gpqa["name"] == "GPQA Diamond" and gpqa["scale"] == "percent" and gpqa["probe"] is True
+    assert set(doc["models"][0]) == {"model_id", "name", "n_cells", "n_sources", "in_fit"}
+
+
+def test_predict_get_equals_the_python_api(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/predict?scores=gpqa_diamond=80,mmlu_pro=80&level=0.8").json()
+    expected = bp.predict(PROBES, level=0.8)
+    assert doc["version"] == BUNDLED_VERSION and doc["level"] == 0.8
+    assert doc["probes"] == PROBES
+    assert [row["benchmark"] for row in doc["predictions"]] == sorted(expected)
+    for row in doc["predictions"]:
+        assert set(row) == PREDICTION_FIELDS
+        assert row == expected[row["benchmark"]].as_dict()  # exact floats, through JSON
+
+
+def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
+    expected = bp.predict({"GPQA Diamond": 70, "hle": 12.5})
+    posted = app.post("/api/predict", {"scores": {"GPQA Diamond": 70, "hle": 12.5}})
+    assert posted.status == 200
+    doc = posted.json()
+    assert doc["probes"] == {"gpqa_diamond": 70.0, "hle": 12.5}  # names resolved as in Python
+    assert {r["benchmark"]: r for r in doc["predictions"]} == {
+        b: p.as_dict() for b, p in expected.items()
+    }
+    form = app.post(
+        "/api/predict",
+        b"scores=gpqa_diamond%3D70%2Chle%3D12.5&level=0.9",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert form.status == 200 and form.json()["predictions"] == doc["predictions"]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "message"),
+    [
+        (
+            "scores=gpqa_diamnd=80",
+            400,
+            "unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond, gpqa_main, gaia?",
+        ),
+        ("scores=gpqa_diamond=abc", 400, "score for 'gpqa_diamond' must be a number, got 'abc'"),
+        (
+            "scores=gpqa_diamond=180",
+            400,
+            "score for 'gpqa_diamond' must lie in 0-100 (percent), got 180",
+        ),
+        ("scores=gpqa_diamond=nan", 400, "score for 'gpqa_diamond' must be finite, got nan"),
+        ("scores=gpqa_diamond", 400, "scores: expected name=value, got 'gpqa_diamond'"),
+        ("scores=", 400, "scores is empty: give at least one benchmark=score pair"),
+        (
+            "scores=gpqa_diamond=80,GPQA%20Diamond=70",
+            400,
+            "benchmark 'gpqa_diamond' is given twice (as 'GPQA Diamond')",
+        ),
+        (
+            "scores=gpqa_diamond=80&level=1.5",
+            400,
+            "level must lie strictly between 0 and 1, got 1.5",
+        ),
+        ("scores=gpqa_diamond=80&level=high", 400, "level must be a number, got 'high'"),
+        (
+            "scores=gpqa_diamond=80&levle=0.8",
+            400,
+            "unknown parameter 'levle' for /api/predict; expected: level, scores, version",
+        ),
+        (
+            "scores=gpqa_diamond=80&version=2020.01.01.1",
+            404,
+            f"snapshot 2020.01.01.1 not found; published versions: ['{BUNDLED_VERSION}']",
+        ),
+        (
+            "scores=gpqa_diamond=80&version=../../etc",
+            400,
+            "not a snapshot version: '../../etc' (expected e.g. 2026.11.30.1)",
+        ),
+        (
+            "scores=gpqa_diamond=80&scores=hle=20",
+            400,
+            "parameter 'scores' is given more than once",
+        ),
+    ],
+)
+def test_predict_errors_carry_the_python_messages(
+    app: RunningApp, bp: BenchPress, query: str, status: int, message: str
+) -> None:
+    answer = app.get(f"/api/predict?{query}")
+    assert answer.status == status
+    assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert answer.json() == {"error": message}
+
+
+def test_python_api_raises_the_same_messages(bp: BenchPress) -> None:
+    """The messages above are the Python API's own, not look-alikes."""
+    with pytest.raises(KeyError) as unknown:
+        bp.predict({"gpqa_diamnd": 80})
+    assert str(unknown.value) == (
+        "unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond, gpqa_main, gaia?"
+    )
+    with pytest.raises(TypeError, match="must be a number, got 'abc'"):
+        bp.predict({"gpqa_diamond": "abc"})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match=r"must lie in 0-100 \(percent\), got 180"):
+        bp.predict({"gpqa_diamond": 180})
+
+
+def test_model_with_provenance_and_suggested_probes(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/models/gpt-5.2").json()
+    assert doc["model"] == {
+        "model_id": "gpt-5.2",
+        "name": "GPT-5.2",
+        "n_cells": 82,
+        "n_sources": 1,
+        "in_fit": True,
+    }
+    cells = bp.scores().filter(bp.scores()["model_id"] == "gpt-5.2")
+    assert [s["benchmark_id"] for s in doc["scores"]] == sorted(cells["benchmark_id"].to_list())
+    gpqa = next(s for s in doc["scores"] if s["benchmark_id"] == "gpqa_diamond")
+    row = cells.filter(cells["benchmark_id"] == "gpqa_diamond").row(0, named=True)
+    assert gpqa == {
+        "benchmark_id": "gpqa_diamond",
+        "score": row["score"],
+        "source": row["source"],
+        "url": row["url"],
+        "fetched_at": row["fetched_at"].isoformat(),
+        "payload_sha256": row["payload_sha256"],
+        "model_key": row["model_key"],
+        "n_observations": row["n_observations"],
+        "probe": True,
+    }
+    assert doc["suggested_probes"] == [
+        "gpqa_diamond",
+        "gpqa_main",
+        "livecodebench",
+        "mmlu_pro",
+        "swe_bench_verified",
+    ]
+
+
+def test_unknown_model_is_404_with_close_matches(app: RunningApp, bp: BenchPress) -> None:
+    answer = app.get("/api/models/gpt-5.3-typo")
+    assert answer.status == 404
+    with pytest.raises(KeyError) as raised:
+        bp.resolve_model("gpt-5.3-typo")
+    assert answer.json() == {"error": str(raised.value)}
+    assert "did you mean" in answer.json()["error"]
+
+
+def test_matrix_observed_and_predicted(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/matrix").json()
+    view = bp.matrix()
+    assert doc["models"] == view.models and doc["benchmarks"] == view.benchmarks
+    assert doc["scales"] == view.scales
+    i, j = view.models.index("gpt-5.2"), view.benchmarks.index("gpqa_diamond")
+    assert doc["observed"][i][j] == round(view.values[i, j], 4)
+    observed = sum(v is not None for row in doc["observed"] for v in row)
+    assert observed == bp.manifest["counts"]["cells"]
+    assert all(v is not None for row in doc["predicted"] for v in row)  # every cell is fitted
+
+
+def test_cell_provenance_fit_and_conflicts(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/cell?model=deepseek-r1-0528&benchmark=GPQA%20Diamond").json()
+    assert doc["model"]["model_id"] == "deepseek-r1-0528"
+    assert doc["benchmark"]["benchmark_id"] == "gpqa_diamond"
+    observation = doc["observation"]
+    assert observation["score"] == 81.0 and observation["source"] == "benchpress_matrix"
+    assert observation["url"].startswith("https://")
+    assert len(observation["payload_sha256"]) == 64
+    assert observation["fetched_at"].startswith("20")
+    fitted = doc["fitted"]
+    assert fitted["low"] <= fitted["score"] <= fitted["high"] and fitted["level"] == 0.9
+    assert doc["conflicts"] == [
+        {
+            "chosen_score": 81.0,
+            "chosen_source": "benchpress_matrix",
+            "other_score": pytest.approx(76.32575757575758),
+            "other_source": "epoch_ai",
+            "difference": pytest.approx(4.674242424242422),
+        }
+    ]
+    missing = app.get("/api/cell?model=deepseek-r1-0528&benchmark=no_such_benchmark")
+    assert missing.status == 404 and missing.json()["error"].startswith("unknown benchmark")
+    lacking = app.get("/api/cell?model=deepseek-r1-0528")
+    assert lacking.status == 400 and lacking.json() == {
+        "error": "parameter 'benchmark' is required"
+    }
+
+
+def test_compare_known_models(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/compare?models=gpt-5.2,Claude%20Opus%204.5&benchmarks=gpqa_diamond").json()
+    assert [m["model_id"] for m in doc["models"]] == ["gpt-5.2", "claude-opus-4.5"]
+    assert [b["benchmark_id"] for b in doc["benchmarks"]] == ["gpqa_diamond"]
+    (row,) = doc["rows"]
+    assert row["benchmark"] == "gpqa_diamond"
+    assert row["values"] == [
+        {"score": 92.4, "low": 92.4, "high": 92.4, "observed": True},
+        {"score": 87.0, "low": 87.0, "high": 87.0, "observed": True},
+    ]
+    every = app.get("/api/compare?models=gpt-5.2,gemini-3-pro").json()
+    assert [b["benchmark_id"] for b in every["benchmarks"]] == bp.fit_benchmarks_
+    predicted = [v for r in every["rows"] for v in r["values"] if not v["observed"]]
+    assert predicted and all(v["low"] <= v["score"] <= v["high"] for v in predicted)
+    bad = app.get("/api/compare?models=gpt-5.2,nobody")
+    assert bad.status == 400 and bad.json()["error"].startswith("unknown model 'nobody'")
+    assert app.get("/api/compare").json() == {
+        "error": "parameter 'models' is required (comma-separated names)"
+    }
+
+
+def test_plots_spectrum_loadings_and_no_holdout(app: RunningApp, bp: BenchPress) -> None:
+    from predictor.drift import benchmark_loadings, completed_z
+
+    doc = app.get("/api/plots").json()
+    values = bp.manifest["quality"]["singular_values"]
+    assert doc["spectrum"]["singular_values"] == values
+    assert doc["spectrum"]["cumulative_share"][-1] == pytest.approx(1.0)
+    loadings = benchmark_loadings(completed_z(bp.snapshot)[0])
+    points = doc["loadings"]["benchmarks"]
+    assert [p["benchmark_id"] for p in points] == bp.fit_benchmarks_
+    assert points[0]["x"] == pytest.approx(loadings[0, 0], abs=1e-6)
+    assert points[0]["y"] == pytest.approx(loadings[0, 1], abs=1e-6)
+    assert doc["holdout"] is None  # the bundled manifest records no held-out pairs
+
+
+def test_hostile_names_are_plain_json_strings(hostile_app: RunningApp) -> None:
+    versions = hostile_app.get("/api/versions").json()
+    assert [v["version"] for v in versions["versions"]] == [HOSTILE_VERSION, "2026.11.30.1"]
+    doc = hostile_app.get("/api/models/gpt-5.2").json()
+    assert doc["model"]["name"] == HOSTILE_MODELS["gpt-5.2"]
+    older = hostile_app.get("/api/models/gpt-5.2?version=2026.11.30.1").json()
+    assert older["model"]["name"] == "GPT-5.2"
+
+
+def test_models_outside_the_fit_are_folded_in(bp: BenchPress) -> None:
+    """A compare column for a model the fit lacks: its observed scores folded in as probes."""
+    from predictor.web.api import _folded_cells
+
+    own = bp.scores().filter(bp.scores()["model_id"] == "claude-haiku-4.5")
+    probes = dict(own.select("benchmark_id", "score").iter_rows())
+    cells = _folded_cells(bp, "claude-haiku-4.5", 0.9)
+    expected = bp.predict(probes, level=0.9)
+    assert cells.keys() == expected.keys()
+    for benchmark, cell in cells.items():
+        p = expected[benchmark]
+        assert cell == {"score": p.score, "low": p.low, "high": p.high, "observed": p.observed}
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        [[50.0, 70.0, 90.0], [55.0, 66.0, float("nan")]],  # the pipeline's (actual, predicted)
+        {"actual": [50.0, 70.0, 90.0], "predicted": [55.0, 66.0, float("nan")]},
+    ],
+)
+def test_holdout_pairs_from_the_manifest(recorded: object) -> None:
+    from predictor.web.figures import holdout
+
+    manifest = {"quality": {"holdout_pairs": recorded, "holdout_medae": 4.5}}
+    assert holdout(manifest) == {"pairs": [[50.0, 55.0], [70.0, 66.0]], "medae": 4.5, "cells": 2}
+    assert holdout({"quality": {"holdout_pairs": [[1.0], [2.0, 3.0]]}}) is None
+    assert holdout({"quality": {}}) is None

@@ -1,0 +1,297 @@
+"""The page in headless Chromium: type probes, share links, known models, provenance, the
+matrix, and hostile leaderboard strings that must stay text. Screenshots go to
+test-artifacts/web/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from predictor import BenchPress
+from predictor.paths import bundled_snapshot_dir
+from tests.web.conftest import (
+    BUNDLED_VERSION,
+    HOLDOUT_PAIRS,
+    HOSTILE_BENCHMARKS,
+    HOSTILE_MODELS,
+    HOSTILE_VERSION,
+    RunningApp,
+)
+
+pytestmark = pytest.mark.browser
+TIMEOUT = 15
+
+
+@pytest.fixture(scope="module")
+def bp() -> BenchPress:
+    return BenchPress.load(BUNDLED_VERSION, store=bundled_snapshot_dir())
+
+
+def wait(driver: Any, condition: Any, message: str = "") -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, TIMEOUT).until(condition, message)
+
+
+def open_page(driver: Any, url: str) -> None:
+    driver.get_log("browser")  # start each page with an empty console log
+    driver.get(url)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready"), "page ready")
+    state = driver.execute_script("return document.body.dataset.ready")
+    assert state == "true", driver.find_element("id", "error").text
+
+
+def table_rows(driver: Any) -> list[Any]:
+    return driver.find_elements("css selector", "#prediction-table tbody tr")
+
+
+def score_cell(driver: Any, benchmark: str) -> Any:
+    return driver.find_element(
+        "css selector", f'#prediction-table tbody tr[data-benchmark="{benchmark}"] td.score'
+    )
+
+
+def assert_clean_console(driver: Any) -> None:
+    """No script errors and no CSP violations (both are SEVERE console entries)."""
+    severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
+
+
+def shot(driver: Any, artifacts: Path, name: str) -> None:
+    driver.save_screenshot(str(artifacts / f"{name}.png"))
+
+
+def test_type_probe_scores_and_see_predictions(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    open_page(browser, app.url + "/")
+    rows = browser.find_elements("css selector", "#probe-rows tr")
+    assert len(rows) == 1
+    rows[0].find_element("css selector", ".probe-benchmark").send_keys("gpqa_diamond")
+    rows[0].find_element("css selector", ".probe-score").send_keys("80")
+    browser.find_element("id", "add-row").click()
+    second = browser.find_elements("css selector", "#probe-rows tr")[1]
+    second.find_element("css selector", ".probe-benchmark").send_keys("mmlu_pro")
+    second.find_element("css selector", ".probe-score").send_keys("80")
+    browser.find_element("id", "predict-button").click()
+
+    expected = bp.predict({"gpqa_diamond": 80, "mmlu_pro": 80})
+    wait(browser, lambda d: len(table_rows(d)) == len(expected), "prediction table")
+    wait(browser, lambda d: "scores=gpqa_diamond=80,mmlu_pro=80" in d.current_url, "URL")
+    hle = score_cell(browser, "hle")
+    assert float(hle.get_attribute("data-value")) == expected["hle"].score
+    assert hle.text == f"{expected['hle'].score:.1f}"
+    probe = browser.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"]')
+    assert "probe" in probe.get_attribute("class")
+    # the chart: one point per percent benchmark, probes drawn as diamonds
+    percent = [b for b in expected if bp._scale[b] == "percent"]
+    assert len(browser.find_elements("css selector", "#predict-chart g.row")) == len(percent)
+    assert len(browser.find_elements("css selector", "#predict-chart rect.observed")) == 2
+
+    # sortable: by benchmark name, ascending
+    browser.find_element("css selector", 'button.sort[data-key="benchmark"]').click()
+    names = [r.find_element("css selector", ".bname").text for r in table_rows(browser)[:5]]
+    assert names == sorted(names, key=str.lower)
+    assert_clean_console(browser)
+    shot(browser, artifacts, "predict_typed")
+
+
+def test_shared_link_shows_the_prediction_on_load(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    open_page(browser, app.url + "/?scores=gpqa_diamond=80,hle=20&level=0.8")
+    expected = bp.predict({"gpqa_diamond": 80, "hle": 20}, level=0.8)
+    wait(browser, lambda d: len(table_rows(d)) == len(expected), "prediction table")
+    values = [
+        i.get_attribute("value") for i in browser.find_elements("css selector", "#probe-rows input")
+    ]
+    assert values == ["gpqa_diamond", "80", "hle", "20"]
+    assert browser.find_element("id", "level").get_attribute("value") == "0.8"
+    mmlu = browser.find_element("css selector", 'tr[data-benchmark="mmlu_pro"]')
+    cells = [td.text for td in mmlu.find_elements("css selector", "td.num")]
+    p = expected["mmlu_pro"]
+    assert cells[:4] == [f"{p.score:.1f}", f"{p.low:.1f}", f"{p.high:.1f}", f"{p.confidence:.1f}"]
+    assert "80% intervals" in browser.find_element("id", "predict-summary").text
+
+    # an error from the API is shown as the Python API words it, and the URL follows the input
+    score = browser.find_elements("css selector", "#probe-rows .probe-score")[1]
+    score.clear()
+    score.send_keys("200")
+    error = browser.find_element("id", "predict-error")
+    wait(browser, lambda d: error.is_displayed(), "error shown")
+    assert error.text == "score for 'hle' must lie in 0-100 (percent), got 200"
+    wait(browser, lambda d: "hle=200" in d.current_url, "URL follows the input")
+    shot(browser, artifacts, "predict_shared_link_error")
+
+
+def test_pick_a_known_model_shows_provenance(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    open_page(browser, app.url + "/")
+    browser.find_element("id", "model-input").send_keys("gpt-5.2")
+    browser.find_element("id", "model-use").click()
+    card = browser.find_element("id", "model-card")
+    wait(browser, lambda d: card.is_displayed(), "model card")
+    assert card.find_element("css selector", "h2").text == "GPT-5.2"
+
+    own = bp.scores().filter(bp.scores()["model_id"] == "gpt-5.2")
+    observed = dict(own.select("benchmark_id", "score").iter_rows())
+    suggested = ["gpqa_diamond", "gpqa_main", "livecodebench", "mmlu_pro", "swe_bench_verified"]
+    wait(browser, lambda d: len(table_rows(d)) == len(bp.fit_benchmarks_), "prediction table")
+    inputs = browser.find_elements("css selector", "#probe-rows input")
+    pairs = [
+        (inputs[i].get_attribute("value"), inputs[i + 1].get_attribute("value"))
+        for i in range(0, len(inputs), 2)
+    ]
+    assert pairs == [(b, f"{observed[b]:g}") for b in suggested]
+    expected = bp.predict({b: observed[b] for b in suggested})
+    assert float(score_cell(browser, "hle").get_attribute("data-value")) == expected["hle"].score
+
+    link = card.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"] a.prov-link')
+    url = own.filter(own["benchmark_id"] == "gpqa_diamond")["url"].item()
+    assert link.get_attribute("href") == url
+    assert link.get_attribute("rel") == "noopener noreferrer"
+    assert "model=gpt-5.2" in browser.current_url
+
+    # unticking a probe in the provenance table removes it and re-predicts
+    card.find_element(
+        "css selector", 'input.use-probe[data-benchmark="swe_bench_verified"]'
+    ).click()
+    wait(
+        browser,
+        lambda d: len(d.find_elements("css selector", "#probe-rows tr")) == 4,
+        "probe removed",
+    )
+    wait(browser, lambda d: "swe_bench_verified" not in d.current_url, "URL updated")
+    assert_clean_console(browser)
+    shot(browser, artifacts, "predict_known_model")
+
+
+def test_matrix_cell_provenance_and_fit_plots(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+
+    open_page(browser, app.url + "/?view=matrix&cell=gpt-5.2,gpqa_diamond")
+    card = browser.find_element("id", "cell-card")
+    wait(browser, lambda d: card.find_elements("css selector", "a.prov-link"), "cell provenance")
+    own = (
+        bp.scores()
+        .filter(
+            (bp.scores()["model_id"] == "gpt-5.2") & (bp.scores()["benchmark_id"] == "gpqa_diamond")
+        )
+        .row(0, named=True)
+    )
+    assert card.find_element("css selector", "a.prov-link").get_attribute("href") == own["url"]
+    assert own["payload_sha256"] in card.text and "92.40" in card.text
+    shot(browser, artifacts, "matrix_cell")
+
+    # a real click on the first cell of the heatmap opens that cell
+    browser.execute_script("window.scrollTo(0, 0)")
+    canvas = browser.find_element("css selector", "canvas.heatmap")
+    box = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top];", canvas
+    )
+    actions = ActionBuilder(browser)
+    actions.pointer_action.move_to_location(int(box[0]) + 196, int(box[1]) + 166).click()
+    actions.perform()
+    wait(browser, lambda d: "cell=gpt-5.2,gpqa_diamond" not in d.current_url, "cell changed")
+    chosen = browser.current_url.split("cell=")[1].split("&")[0].split(",")
+    assert chosen[0] in bp.models and chosen[1] in bp.benchmarks
+    ActionChains(browser).move_to_element(canvas).perform()  # hover shows a tooltip
+
+    browser.find_element("css selector", '#tabs button[data-view="fit"]').click()
+    wait(browser, lambda d: d.find_elements("css selector", "#loadings-chart circle"), "plots")
+    assert len(browser.find_elements("css selector", "#loadings-chart circle")) == len(
+        bp.fit_benchmarks_
+    )
+    bars = browser.find_elements("css selector", "#spectrum-chart rect.bar")
+    assert len(bars) == len(bp.manifest["quality"]["singular_values"])
+    assert "no held-out" in browser.find_element("id", "holdout-chart").text
+    assert "view=fit" in browser.current_url
+    assert_clean_console(browser)
+    shot(browser, artifacts, "fit_plots")
+
+
+def test_compare_models(app: RunningApp, browser: Any, artifacts: Path) -> None:
+    open_page(
+        browser,
+        app.url
+        + "/?view=compare&models=gpt-5.2,claude-opus-4.5&benchmarks=gpqa_diamond,hle,aime_2025",
+    )
+    table = browser.find_element("id", "compare-table")
+    wait(browser, lambda d: len(table.find_elements("css selector", "tbody tr")) == 3, "table")
+    heads = [th.text for th in table.find_elements("css selector", "thead th")]
+    assert heads == ["Benchmark", "GPT-5.2", "Claude Opus 4.5"]
+    first = table.find_element("css selector", 'tbody tr[data-benchmark="gpqa_diamond"]')
+    assert [
+        td.get_attribute("data-value") for td in first.find_elements("css selector", "td.num")
+    ] == ["92.4", "87"]
+    browser.find_element("id", "compare-model-input").send_keys("gemini-3-pro")
+    browser.find_element("id", "compare-model-add").click()
+    wait(browser, lambda d: "models=gpt-5.2,claude-opus-4.5,gemini-3-pro" in d.current_url, "URL")
+    wait(browser, lambda d: len(table.find_elements("css selector", "thead th")) == 4, "column")
+    assert_clean_console(browser)
+    shot(browser, artifacts, "compare")
+
+
+def test_hostile_names_stay_text(hostile_app: RunningApp, browser: Any, artifacts: Path) -> None:
+    img, script = HOSTILE_MODELS["gpt-5.2"], HOSTILE_MODELS["gemini-3-pro"]
+    open_page(browser, hostile_app.url + "/?model=gpt-5.2")
+    card = browser.find_element("id", "model-card")
+    wait(browser, lambda d: card.is_displayed(), "model card")
+    assert card.find_element("css selector", "h2").text == img
+    wait(browser, lambda d: len(table_rows(d)) > 100, "prediction table")
+    gpqa = browser.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"] .bname')
+    assert gpqa.text == HOSTILE_BENCHMARKS["gpqa_diamond"]
+    shot(browser, artifacts, "hostile_predict")
+
+    browser.find_element("css selector", '#tabs button[data-view="compare"]').click()
+    open_page(
+        browser,
+        hostile_app.url + "/?view=compare&models=gpt-5.2,gemini-3-pro&benchmarks=gpqa_diamond,hle",
+    )
+    table = browser.find_element("id", "compare-table")
+    wait(browser, lambda d: len(table.find_elements("css selector", "thead th")) == 3, "table")
+    assert [th.text for th in table.find_elements("css selector", "thead th")][1:] == [img, script]
+    chips = [
+        c.text.rstrip("×").strip()
+        for c in browser.find_elements("css selector", "#compare-models .chip")
+    ]
+    assert chips == [img, script]
+    shot(browser, artifacts, "hostile_compare")
+
+    open_page(browser, hostile_app.url + "/?view=matrix&cell=gemini-3-pro,gpqa_diamond")
+    cell = browser.find_element("id", "cell-card")
+    wait(browser, lambda d: script in cell.text, "cell card")
+
+    injected = browser.execute_script(
+        "return {imgs: [...document.images].filter(i => !i.classList.contains('logo')).length,"
+        " scripts: document.scripts.length, bolds: document.querySelectorAll('b').length,"
+        " alerts: window.__alerts.length}"
+    )
+    assert injected == {"imgs": 0, "scripts": 1, "bolds": 0, "alerts": 0}
+    assert_clean_console(browser)
+
+    # predicted vs actual is drawn when the manifest records held-out pairs
+    open_page(browser, hostile_app.url + "/?view=fit")
+    wait(browser, lambda d: d.find_elements("css selector", "#holdout-chart circle"), "holdout")
+    dots = browser.find_elements("css selector", "#holdout-chart circle")
+    assert len(dots) == HOLDOUT_PAIRS
+    assert f"{HOLDOUT_PAIRS} held-out cells" in browser.find_element("id", "holdout-chart").text
+    shot(browser, artifacts, "fit_plots_with_holdout")
+
+    # the version chooser: the older version has the real names
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, hostile_app.url + "/?model=gpt-5.2")
+    versions = Select(browser.find_element("id", "version"))
+    assert [o.get_attribute("value") for o in versions.options] == [HOSTILE_VERSION, "2026.11.30.1"]
+    versions.select_by_value("2026.11.30.1")
+    wait(browser, lambda d: "version=2026.11.30.1" in d.current_url, "version in URL")
+    card = browser.find_element("id", "model-card")
+    wait(browser, lambda d: card.find_element("css selector", "h2").text == "GPT-5.2", "renamed")
+    assert "snapshot 2026.11.30.1" in browser.find_element("id", "predict-summary").text
