@@ -64,7 +64,9 @@ def test_fetch_and_parse_failures_keep_last_good_data(benchpress_home, mirror_se
     assert archived == 2 and failed_rows == 0
     assert status["livebench"]["status"] == "stale"
     assert "HTTP 503" in status["livebench"]["error"]
-    assert status["epoch_ai"]["status"] == "stale" and status["epoch_ai"]["age_days"] > 0
+    epoch = status["epoch_ai"]
+    assert epoch["status"] == "stale" and epoch["age_days"] >= 0
+    assert epoch["data_fetched_at"] < epoch["last_attempt"]  # still the first run's data
     assert status["aider"]["status"] == "ok"
 
     # the published snapshot is unchanged (same content) and still answers
