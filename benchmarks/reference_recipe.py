@@ -15,7 +15,7 @@ per benchmark column, in Python loops, one seed after another. It is the yardsti
 vectorised default in `predictor/` is timed against, and it is written independently of the
 project's own solver so that its error figures confirm the recipe, not our implementation of it.
 
-    python benchmarks/reference_recipe.py            # 30-fold MedAE of this port (about 40 s)
+    python benchmarks/reference_recipe.py            # 30-fold MedAE of this port (30-40 s)
     python benchmarks/reference_recipe.py --max-folds 3
 """
 
@@ -101,9 +101,7 @@ def bias_als_one_seed(z: np.ndarray, seed: int) -> np.ndarray:
     return mu + a[:, None] + c[None, :] + u @ v.T
 
 
-def reference_complete(
-    values: np.ndarray, scales: Sequence[str], level: float = 0.9
-) -> Completion:
+def reference_complete(values: np.ndarray, scales: Sequence[str], level: float = 0.9) -> Completion:
     """The recipe as a completer for `predictor.evaluation`; it has no intervals (NaN)."""
     values = np.asarray(values, dtype=float)
     is_percent = np.array([s == "percent" for s in scales], dtype=bool)

@@ -11,10 +11,16 @@ import dagster as dg
 import polars as pl
 
 from pipelines.assets.fit import factorization
-from pipelines.assets.matrix import score_matrix
+from pipelines.assets.matrix import normalized_scores, score_matrix
+from pipelines.identity.checks import (
+    FRONTIER_SOURCES,
+    max_unresolved_share,
+    unresolved_share_problems,
+)
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import CheckThresholds, check_thresholds, parse_accepted
+from pipelines.stages.normalize import resolution_summary
 from warehouse.scores import read_table
 
 
@@ -90,6 +96,34 @@ def rank2_structure(warehouse: WarehouseResource) -> dg.AssetCheckResult:
         passed=passed,
         metadata={"variance_share_top2": share, "floor": floor},
         description=f"top-2 variance share {share:.3f} {'>=' if passed else '<'} floor {floor:.3f}",
+    )
+
+
+@dg.asset_check(
+    asset=normalized_scores,
+    blocking=True,
+    description="Frontier sources still resolve: the share of unresolved rows per source stays "
+    "under BENCHPRESS_MAX_UNRESOLVED_SHARE (default 0.15).",
+)
+def identity_resolution(warehouse: WarehouseResource) -> dg.AssetCheckResult:
+    bound = max_unresolved_share()
+    with warehouse.connect() as con:
+        summary = resolution_summary(con)
+    problems = unresolved_share_problems(summary, bound)
+    frontier = summary.filter(pl.col("source").is_in(list(FRONTIER_SOURCES)))
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={
+            "bound": bound,
+            "unresolved_share": dg.MetadataValue.json(
+                dict(frontier.select("source", "unresolved_share").iter_rows())
+            ),
+            "resolution_rate": dg.MetadataValue.json(
+                dict(summary.select("source", "resolution_rate").iter_rows())
+            ),
+            "problems": dg.MetadataValue.json(problems),
+        },
+        description="; ".join(problems) or f"every frontier source under {bound:.0%} unresolved",
     )
 
 

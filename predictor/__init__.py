@@ -6,10 +6,12 @@ imports on its own.
 
 from predictor.api import BenchPress, MatrixView, Prediction, predictions_frame
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
+from predictor.methods.bayesian import BayesianCompleter
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import SnapshotError
 
 __all__ = [
+    "BayesianCompleter",
     "BenchPress",
     "Completion",
     "LowRankCompleter",

@@ -122,8 +122,9 @@ class BenchPress:
         )
 
     def scores(self) -> pl.DataFrame:
-        """Observed cells with provenance: which source, URL and payload said it, and when."""
-        return self.snapshot.cells.select(
+        """Observed cells with provenance: which source, URL and payload said it, and when
+        (and, in snapshots that record them, the row, the source's names and the setting)."""
+        wanted = [
             "model_id",
             "benchmark_id",
             "score",
@@ -133,7 +134,17 @@ class BenchPress:
             "payload_sha256",
             "model_key",
             "n_observations",
-        )
+            "row_ref",
+            "model_name",
+            "benchmark_key",
+            "setting",
+            "agent",
+            "raw_value",
+            "raw_unit",
+            "n_sources",
+        ]
+        cells = self.snapshot.cells
+        return cells.select([c for c in wanted if c in cells.columns])
 
     # -------------------------------------------------------------- prediction
     def _probe_row(self, probe_scores: Mapping[str, float]) -> np.ndarray:

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-from predictor import cli_app
+from predictor import cli_app, cli_evaluate
 from predictor.api import BenchPress, predictions_frame
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import SnapshotError, default_stores
@@ -217,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.set_defaults(func=cmd_snapshots_diff)
 
     cli_app.register(sub)  # `benchpress app`: the local web page
+    cli_evaluate.register(sub)  # `benchpress evaluate`: the paper protocols, side by side
 
     for entry in entry_points(group="benchpress.commands"):
         try:

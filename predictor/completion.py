@@ -1,9 +1,10 @@
-"""Low-rank completion of a models x benchmarks score matrix, with simple intervals.
+"""Completion of a models x benchmarks score matrix, with intervals.
 
-The model is BenchPress's "logit bias ALS": in the z-scored logit space each score is
+`complete_matrix` is the entry point. Its default method is the robust Bayesian factorisation
+in `predictor.methods.bayesian` (`BayesianCompleter`). `LowRankCompleter` below is BenchPress's
+reference recipe, "logit bias ALS": in the z-scored logit space each score is
 mu + a_i + b_j + u_i . v_j, fitted by ridge-regularised alternating least squares and
-averaged over several random initialisations, which removes most of the variance a single
-rank-2 fit has on a sparse matrix.
+averaged over several random initialisations (`method="als"`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.common import check_level, check_values
 from predictor.transforms import ScaleTransform
+
+METHODS = ("bayes", "als")
 
 
 @dataclass(frozen=True)
@@ -122,22 +127,8 @@ def _column_quantiles(
     return np.where(has, q, 0.0), counts
 
 
-def _check_values(values: Any) -> np.ndarray:
-    arr = np.array(values, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"values must be a 2-D array (models x benchmarks), got shape {arr.shape}")
-    if np.isinf(arr).any():
-        raise ValueError("values contains infinite entries; use NaN for missing cells")
-    empty = np.flatnonzero(np.isnan(arr).all(axis=0))
-    if len(empty):
-        raise ValueError(f"values has columns with no observed cells: {empty.tolist()}")
-    return arr
-
-
-def _check_level(level: float) -> float:
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
-    return float(level)
+_check_values = check_values
+_check_level = check_level
 
 
 class LowRankCompleter:
@@ -320,13 +311,29 @@ class Completion:
 
 
 def complete_matrix(
-    values: np.ndarray, scales: Sequence[str], level: float = 0.9, **params: Any
+    values: np.ndarray,
+    scales: Sequence[str],
+    level: float = 0.9,
+    *,
+    method: str = "bayes",
+    row_features: np.ndarray | None = None,
+    **params: Any,
 ) -> Completion:
-    """Fit a LowRankCompleter(**params) and return means and `level` intervals.
+    """Complete `values` (models x benchmarks, NaN = missing) and give `level` intervals.
 
-    Observed cells come back unchanged, with low == high == mean.
+    method "bayes" (default) fits `BayesianCompleter(**params)`, optionally with per-model side
+    information `row_features` (models x f, e.g. release dates); "als" fits the BenchPress
+    reference recipe `LowRankCompleter(**params)`. Observed cells come back unchanged, with
+    low == high == mean.
     """
-    level = _check_level(level)
-    model = LowRankCompleter(**params).fit(values, scales)
+    level = check_level(level)
+    if method == "bayes":
+        model: Any = BayesianCompleter(**params).fit(values, scales, row_features=row_features)
+    elif method == "als":
+        if row_features is not None:
+            raise ValueError("row_features needs method='bayes'")
+        model = LowRankCompleter(**params).fit(values, scales)
+    else:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     low, high = model.predict_interval(level)
     return Completion(mean=model.predict(), low=low, high=high, model=model, level=level)

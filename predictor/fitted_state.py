@@ -1,8 +1,13 @@
-"""Serialise a fitted LowRankCompleter to plain JSON-able data and back (no pickle).
+"""Serialise a fitted completer to plain JSON-able data and back (no pickle).
 
 Published snapshots carry this state so a consumer can fold a new model in against the fitted
-benchmark factors, and get intervals, without refitting. Floats are rounded to 10 significant
-digits so tiny BLAS-order differences between machines do not change a snapshot's hash.
+benchmark parameters, and get intervals, without refitting. Floats are rounded to 10
+significant digits so tiny BLAS-order differences between machines do not change a snapshot's
+hash.
+
+Two layouts, told apart by `state_version`:
+- 1: `LowRankCompleter` (the BenchPress reference recipe); unchanged since the first snapshot.
+- 2: `BayesianCompleter` (the default method), with `"method": "bayes"`.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from predictor.completion import LowRankCompleter
+from predictor.methods.bayesian import BayesianCompleter
 from predictor.transforms import ScaleTransform
 
 STATE_VERSION = 1
+BAYES_STATE_VERSION = 2
 _PARAMS = (
     "rank",
     "alpha",
@@ -24,6 +31,19 @@ _PARAMS = (
     "cv_folds",
     "interval_prior",
     "eps",
+)
+_BAYES_ARRAYS = (
+    "z_pred_",
+    "z_var_",
+    "model_noise_",
+    "benchmark_noise_",
+    "mu_",
+    "benchmark_params_",
+    "benchmark_precision_",
+    "model_prior_mean_",
+    "model_prior_precision_",
+    "feature_mean_",
+    "feature_std_",
 )
 
 
@@ -35,7 +55,9 @@ def _round(array: np.ndarray) -> list[Any]:
     )
 
 
-def export_state(model: LowRankCompleter) -> dict[str, Any]:
+def export_state(model: LowRankCompleter | BayesianCompleter) -> dict[str, Any]:
+    if isinstance(model, BayesianCompleter):
+        return _export_bayes(model)
     return {
         "state_version": STATE_VERSION,
         "params": {name: getattr(model, name) for name in _PARAMS},
@@ -52,16 +74,44 @@ def export_state(model: LowRankCompleter) -> dict[str, Any]:
     }
 
 
-def restore_state(state: dict[str, Any], values: np.ndarray) -> LowRankCompleter:
+def _export_bayes(model: BayesianCompleter) -> dict[str, Any]:
+    arrays = {}
+    for name in _BAYES_ARRAYS:
+        value = np.asarray(getattr(model, name), dtype=float)
+        arrays[name.rstrip("_")] = {"shape": list(value.shape), "data": _round(value.ravel())}
+    return {
+        "state_version": BAYES_STATE_VERSION,
+        "method": "bayes",
+        "params": model.get_params(),
+        "scales": list(model.transform_.scales),
+        "transform_mean": _round(model.transform_.mean_),
+        "transform_std": _round(model.transform_.std_),
+        "new_model_noise": float(f"{model.new_model_noise_:.10g}"),
+        "arrays": arrays,
+    }
+
+
+def _transform(scales: list[str], eps: float, mean: Any, std: Any) -> ScaleTransform:
+    transform = ScaleTransform(scales, eps=eps)
+    transform.is_percent_ = np.array([s == "percent" for s in scales], dtype=bool)
+    transform.mean_ = np.asarray(mean, dtype=float)
+    transform.std_ = np.asarray(std, dtype=float)
+    return transform
+
+
+def restore_state(
+    state: dict[str, Any], values: np.ndarray
+) -> LowRankCompleter | BayesianCompleter:
     """A completer equivalent to the exported one; `values` are the fitted observed cells."""
-    if state.get("state_version") != STATE_VERSION:
-        raise ValueError(f"unsupported fit state version {state.get('state_version')!r}")
+    version = state.get("state_version")
+    if version == BAYES_STATE_VERSION and state.get("method") == "bayes":
+        return _restore_bayes(state, values)
+    if version != STATE_VERSION:
+        raise ValueError(f"unsupported fit state version {version!r}")
     model = LowRankCompleter(**state["params"])
-    transform = ScaleTransform(state["scales"], eps=model.eps)
-    transform.is_percent_ = np.array([s == "percent" for s in state["scales"]], dtype=bool)
-    transform.mean_ = np.asarray(state["transform_mean"], dtype=float)
-    transform.std_ = np.asarray(state["transform_std"], dtype=float)
-    model.transform_ = transform
+    model.transform_ = _transform(
+        state["scales"], model.eps, state["transform_mean"], state["transform_std"]
+    )
     model.mu_ = np.asarray(state["mu"], dtype=float)
     model.model_bias_ = np.asarray(state["model_bias"], dtype=float)
     model.benchmark_bias_ = np.asarray(state["benchmark_bias"], dtype=float)
@@ -83,4 +133,23 @@ def restore_state(state: dict[str, Any], values: np.ndarray) -> LowRankCompleter
     ).mean(axis=0)
     model.values_ = np.asarray(values, dtype=float)
     model.observed_ = ~np.isnan(model.values_)
+    return model
+
+
+def _restore_bayes(state: dict[str, Any], values: np.ndarray) -> BayesianCompleter:
+    model = BayesianCompleter(**state["params"])
+    model.transform_ = _transform(
+        state["scales"], model.eps, state["transform_mean"], state["transform_std"]
+    )
+    for name in _BAYES_ARRAYS:
+        stored = state["arrays"][name.rstrip("_")]
+        array = np.asarray(stored["data"], dtype=float).reshape(stored["shape"])
+        setattr(model, name, array)
+    model.new_model_noise_ = float(state["new_model_noise"])
+    model.values_ = np.asarray(values, dtype=float)
+    model.observed_ = ~np.isnan(model.values_)
+    if model.values_.shape != model.z_pred_.shape:
+        raise ValueError(
+            f"values has shape {model.values_.shape}, the fit state {model.z_pred_.shape}"
+        )
     return model

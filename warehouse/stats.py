@@ -33,28 +33,37 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             sources.setdefault(source, {}).update(
                 {"rows": rows, "models": models, "benchmarks": benchmarks}
             )
-        for source, total, resolved, rejected, models, benchmarks in con.execute(
+        for (
+            source,
+            total,
+            resolved,
+            rejected,
+            excluded,
+            unresolved,
+            models,
+            benchmarks,
+        ) in con.execute(
             "SELECT source, count(*), count(*) FILTER (WHERE resolution = 'resolved'),"
             " count(*) FILTER (WHERE resolution = 'rejected'),"
-            " count(DISTINCT model_key) FILTER (WHERE model_id IS NULL),"
-            " count(DISTINCT benchmark_key) FILTER (WHERE benchmark_id IS NULL)"
+            " count(*) FILTER (WHERE resolution = 'excluded'),"
+            " count(*) FILTER (WHERE resolution IN ('unresolved_model', 'unresolved_benchmark')),"
+            " count(DISTINCT model_key) FILTER (WHERE resolution = 'unresolved_model'),"
+            " count(DISTINCT benchmark_key) FILTER (WHERE resolution = 'unresolved_benchmark')"
             " FROM normalized_scores GROUP BY 1 ORDER BY 1"
         ).fetchall():
+            placeable = total - rejected - excluded
             sources.setdefault(source, {}).update(
                 {
                     "resolved_rows": resolved,
                     "rejected_rows": rejected,
+                    "excluded_rows": excluded,  # humans, agent systems, ensembles
+                    "unresolved_rows": unresolved,
                     "resolution_rate": round(resolved / total, 4) if total else None,
+                    "unresolved_share": round(unresolved / placeable, 4) if placeable else 0.0,
                     "unresolved_model_names": models,
                     "unresolved_benchmark_names": benchmarks,
                 }
             )
-        for source, outcome, error in con.execute(
-            "SELECT source, outcome, error FROM fetch_log"
-            " QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC,"
-            " fetch_id DESC) = 1"
-        ).fetchall():
-            sources.setdefault(source, {}).update({"last_fetch": outcome, "last_error": error})
         for source, facts in source_status(con).items():
             sources.setdefault(source, {}).update(
                 {
@@ -68,6 +77,11 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             " FROM matrix_cells"
         ).fetchone()
         conflicts = con.execute("SELECT count(*) FROM matrix_conflicts").fetchone()[0]
+        # the same counts without the Open LLM Leaderboard's long tail of fine-tunes
+        frontier = con.execute(
+            "SELECT count(DISTINCT model_id), count(DISTINCT benchmark_id), count(*)"
+            " FROM matrix_cells WHERE source <> 'open_llm_leaderboard'"
+        ).fetchone()
     finally:
         con.close()
     return {
@@ -78,5 +92,10 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             "benchmarks": benchmarks,
             "cells": cells,
             "conflicts": conflicts,
+            "without_open_llm_leaderboard": {
+                "models": frontier[0],
+                "benchmarks": frontier[1],
+                "cells": frontier[2],
+            },
         },
     }

@@ -7,7 +7,7 @@ from pipelines.assets.sources import DUCKDB_POOL, scores_key
 from pipelines.identity.registry import load_registry
 from pipelines.resources import WarehouseResource
 from pipelines.sources import SOURCES
-from pipelines.stages.normalize import normalize_scores
+from pipelines.stages.normalize import normalize_scores, resolution_summary, unresolved_names
 from pipelines.transforms.matrix import build_matrix
 from warehouse.scores import read_table, replace_table
 
@@ -32,17 +32,31 @@ def _markdown(frame: pl.DataFrame, limit: int = 30) -> dg.MetadataValue:
 def normalized_scores(warehouse: WarehouseResource) -> dg.MaterializeResult:
     with warehouse.connect() as con:
         per_source = normalize_scores(con, load_registry())
-        unresolved = con.execute(
-            "SELECT source, resolution, model_key, benchmark_key, count(*) AS n"
-            " FROM normalized_scores WHERE resolution <> 'resolved'"
-            " GROUP BY ALL ORDER BY n DESC, source, model_key, benchmark_key LIMIT 50"
-        ).pl()
+        summary = resolution_summary(con)
+        unresolved = unresolved_names(con, limit=50)
+        routes = con.execute(
+            "SELECT model_route, count(*) AS n FROM normalized_scores GROUP BY 1 ORDER BY 1"
+        ).fetchall()
     totals = {c: int(per_source[c].sum()) for c in per_source.columns if c != "source"}
     return dg.MaterializeResult(
         metadata={
             "rows_by_resolution": dg.MetadataValue.json(totals),
-            "per_source": _markdown(per_source),
-            "top_unresolved": _markdown(unresolved),
+            "model_routes": dg.MetadataValue.json({r: int(n) for r, n in routes}),
+            "per_source": _markdown(
+                summary.select(
+                    "source",
+                    "rows",
+                    "resolved",
+                    "unresolved_model",
+                    "unresolved_benchmark",
+                    "excluded",
+                    "rejected",
+                    "resolution_rate",
+                    "unresolved_share",
+                ),
+                limit=20,
+            ),
+            "top_unresolved": _markdown(unresolved, limit=50),
         }
     )
 
@@ -68,6 +82,19 @@ def score_matrix(warehouse: WarehouseResource) -> dg.MaterializeResult:
             "cells": cells.height,
             "conflicts": conflicts.height,
             "cells_by_source": _markdown(by_source),
-            "largest_conflicts": _markdown(conflicts.sort("difference", descending=True), 20),
+            "largest_conflicts": _markdown(
+                conflicts.sort("difference", descending=True).select(
+                    "model_id",
+                    "benchmark_id",
+                    "chosen_score",
+                    "chosen_source",
+                    "other_score",
+                    "other_source",
+                    "other_model_key",
+                    "other_agent",
+                    "difference",
+                ),
+                20,
+            ),
         }
     )

@@ -10,7 +10,6 @@ import numpy as np
 from pipelines import plots
 from pipelines.stages.fit import FitParams, FitResult
 from pipelines.stages.quality import complete_submatrix_shares, holdout_error
-from predictor.completion import LowRankCompleter
 from predictor.drift import benchmark_loadings, drift_figures
 from predictor.snapshots import SnapshotError, list_versions, load_snapshot
 
@@ -21,15 +20,7 @@ def fit_figures_and_plots(
     """Quality figures (JSON-able) and markdown-embedded PNG plots for asset metadata."""
 
     def refit(values: np.ndarray, scales: list[str]) -> np.ndarray:
-        model = LowRankCompleter(
-            rank=params.rank,
-            alpha=params.alpha,
-            n_iter=params.n_iter,
-            n_seeds=params.n_seeds,
-            random_state=params.random_state,
-            cv_folds=0,
-        )
-        return model.fit(values, scales).predict(keep_observed=False)
+        return params.completer().fit(values, scales).predict(keep_observed=False)
 
     holdout = holdout_error(fit.values, fit.scales, refit)
     actual, predicted = holdout.pop("holdout_pairs")

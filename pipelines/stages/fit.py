@@ -9,18 +9,29 @@ import numpy as np
 import polars as pl
 
 from pipelines.transforms.matrix import select_for_fit
-from predictor.completion import LowRankCompleter
+from predictor.methods.bayesian import BayesianCompleter
 
 
 @dataclass(frozen=True)
 class FitParams:
-    rank: int = 2
-    alpha: float = 0.1
-    n_iter: int = 40
-    n_seeds: int = 10
+    """The completer's settings (BayesianCompleter defaults) and the fit's matrix selection."""
+
+    rank: int = 3
+    n_chains: int = 8
+    n_burn: int = 20
+    n_samples: int = 20
     random_state: int = 0
-    min_per_model: int = 5
-    min_per_benchmark: int = 5
+    min_per_model: int = 15  # BenchPress's selection: models and benchmarks with enough
+    min_per_benchmark: int = 8  # observations to pin their factors down
+
+    def completer(self) -> BayesianCompleter:
+        return BayesianCompleter(
+            rank=self.rank,
+            n_chains=self.n_chains,
+            n_burn=self.n_burn,
+            n_samples=self.n_samples,
+            random_state=self.random_state,
+        )
 
 
 @dataclass
@@ -29,7 +40,7 @@ class FitResult:
     benchmark_ids: list[str]
     scales: list[str]
     values: np.ndarray
-    completer: LowRankCompleter
+    completer: BayesianCompleter
     figures: dict[str, Any]
 
 
@@ -67,13 +78,7 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
             f"({params.min_per_model} per model, {params.min_per_benchmark} per benchmark)"
         )
     model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
-    completer = LowRankCompleter(
-        rank=params.rank,
-        alpha=params.alpha,
-        n_iter=params.n_iter,
-        n_seeds=params.n_seeds,
-        random_state=params.random_state,
-    ).fit(values, scales)
+    completer = params.completer().fit(values, scales)
     observed = ~np.isnan(values)
     z_obs = completer.transform_.transform(values)
     z_filled = np.where(observed, z_obs, completer.z_pred_)
@@ -90,6 +95,8 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
         "variance_share_top2": round(shares[1], 6),
         "variance_share_top3": round(shares[2], 6),
         "in_sample_medae": round(float(np.median(in_sample)), 6),
-        "cv_median_abs_z_residual": round(float(np.median(completer.cv_abs_residuals_)), 6),
+        "median_benchmark_noise_sd_z": round(
+            float(np.median(np.sqrt(completer.benchmark_noise_))), 6
+        ),
     }
     return FitResult(model_ids, benchmark_ids, scales, values, completer, figures)

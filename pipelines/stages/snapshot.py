@@ -45,7 +45,18 @@ def benchmark_table(registry: Registry, cells: pl.DataFrame, fit: FitResult) -> 
         registry.benchmarks.join(counts, on="benchmark_id", how="inner")
         .join(fitted, on="benchmark_id", how="left")
         .with_columns(pl.col("in_fit").fill_null(False))
-        .select("benchmark_id", "name", "scale", "unit", "n_cells", "in_fit")
+        .select(
+            "benchmark_id",
+            "name",
+            "scale",
+            "unit",
+            "category",
+            "direction",
+            "lower",
+            "upper",
+            "n_cells",
+            "in_fit",
+        )
         .sort("benchmark_id")
     )
 
@@ -67,7 +78,16 @@ def alias_table(normalized: pl.DataFrame) -> pl.DataFrame:
             ("benchmark", "benchmark_name", "benchmark_id"),
         )
     ]
-    return pl.concat(parts).drop_nulls("name").unique().sort("kind", "name", "source", "id")
+    aliases = pl.concat(parts).drop_nulls("name").unique()
+    # A name must pick one identity. Display names often do not: Epoch calls four thinking
+    # budgets "Claude Opus 4", llm-stats calls both 3.5 Sonnet snapshots "Claude 3.5 Sonnet".
+    # Where the canonical source uses the name, its reading wins; otherwise a name that maps to
+    # several ids is dropped (the resolver then lists the close matches instead of guessing).
+    canonical_row = pl.col("source") == "benchpress_matrix"
+    contested = pl.col("id").n_unique().over("kind", "name") > 1
+    canonical_uses = canonical_row.any().over("kind", "name")
+    keep = ~contested | (canonical_uses & canonical_row)
+    return aliases.filter(keep).sort("kind", "name", "source", "id")
 
 
 def snapshot_tables(

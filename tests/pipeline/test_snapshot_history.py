@@ -47,7 +47,8 @@ def test_two_versions_with_parent_and_history(history) -> None:
     manifest = read_manifest(store / second.version)
     assert manifest["parent"] == first.version
     assert manifest["drift"]["against"] == first.version
-    assert manifest["drift"]["cells_removed_share"] == 0.0
+    # the newer payloads dropped a few entries (llm-stats deepseek-r1 rows, ARC o1 variants)
+    assert 0 < manifest["drift"]["cells_removed_share"] < 0.01
 
     con = duckdb.connect(str(warehouse_path(home)), read_only=True)
     try:
@@ -100,7 +101,12 @@ def test_diff_reports_changes_and_drift(history) -> None:
     assert (diff["from"], diff["to"]) == (first.version, second.version)
     assert drift["loading_angles_deg"][0] < 5.0
     assert drift["prediction_shift"]["median"] < 1.0
-    assert drift["cells_removed"] == 0
+    assert (
+        0
+        < drift["cells_removed"]
+        < 0.01 * BenchPress.load(first.version, store=store).scores().height
+    )
+    assert drift["cells_added"] > 0 and drift["cells_changed"] > 0
     assert set(drift["source_cell_ratio"]) >= {"benchpress_matrix", "livebench"}
 
 

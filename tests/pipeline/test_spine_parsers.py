@@ -7,8 +7,7 @@ import json
 import polars as pl
 import pytest
 
-from pipelines.sources import SCORE_SCHEMA, ParseError
-from pipelines.sources import benchpress_matrix, livebench
+from pipelines.sources import SCORE_SCHEMA, ParseError, benchpress_matrix, livebench
 from tests.support.fetching import fetch_via_mirror
 
 

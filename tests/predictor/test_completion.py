@@ -1,17 +1,19 @@
-"""Behaviour of the low-rank completer, its transform and the paper-protocol helpers."""
+"""Behaviour of `complete_matrix`, the reference-recipe completer (`LowRankCompleter`), the
+scale transform and the paper-protocol helpers. The default method has its own file
+(test_bayesian.py)."""
 
 from __future__ import annotations
 
-import os
 import time
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
 from predictor.evaluation import (
+    DEFAULT_FOLDS_PATH,
+    DEFAULT_MATRIX_PATH,
     Fold,
     column_mean_baseline,
     holdout_errors,
@@ -19,13 +21,10 @@ from predictor.evaluation import (
     load_paper_matrix,
     summarize_errors,
 )
+from predictor.methods.bayesian import BayesianCompleter
 from predictor.transforms import ScaleTransform
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PAPER_DIR = Path(
-    os.environ.get("BENCHPRESS_MATRIX_DIR")
-    or REPO_ROOT / ".." / "shared" / "leaderboards" / "benchpress_matrix"
-)
+ALS = {"method": "als"}  # the BenchPress reference recipe
 
 
 def rank2_percent_matrix(n: int = 60, m: int = 40, seed: int = 7) -> np.ndarray:
@@ -49,7 +48,7 @@ def hide(values: np.ndarray, share: float, seed: int = 1) -> tuple[np.ndarray, n
 def synthetic() -> tuple[np.ndarray, np.ndarray, np.ndarray, Completion]:
     full = rank2_percent_matrix()
     observed, mask = hide(full, 0.3)
-    return full, observed, mask, complete_matrix(observed, ["percent"] * full.shape[1])
+    return full, observed, mask, complete_matrix(observed, ["percent"] * full.shape[1], **ALS)
 
 
 def test_recovers_exact_rank2_logit_matrix(synthetic):
@@ -74,7 +73,7 @@ def test_interval_brackets_mean_and_percent_stays_inside_0_100():
     full[:5, 0] = 0.0  # saturated scores must not push predictions onto the bounds
     full[5:10, 1] = 100.0
     observed, mask = hide(full, 0.3, seed=2)
-    completion = complete_matrix(observed, ["percent"] * full.shape[1], n_seeds=3)
+    completion = complete_matrix(observed, ["percent"] * full.shape[1], n_seeds=3, **ALS)
     assert np.all(completion.low <= completion.mean)
     assert np.all(completion.mean <= completion.high)
     assert np.all(completion.low[mask] < completion.high[mask])
@@ -85,9 +84,9 @@ def test_interval_brackets_mean_and_percent_stays_inside_0_100():
 def test_same_random_state_gives_identical_arrays():
     observed, _ = hide(rank2_percent_matrix(seed=5), 0.3)
     scales = ["percent"] * observed.shape[1]
-    first = complete_matrix(observed, scales, random_state=11)
-    second = complete_matrix(observed, scales, random_state=11)
-    other = complete_matrix(observed, scales, random_state=12)
+    first = complete_matrix(observed, scales, random_state=11, **ALS)
+    second = complete_matrix(observed, scales, random_state=11, **ALS)
+    other = complete_matrix(observed, scales, random_state=12, **ALS)
     for name in ("mean", "low", "high"):
         assert np.array_equal(getattr(first, name), getattr(second, name))
     assert not np.array_equal(first.mean, other.mean)
@@ -163,15 +162,26 @@ def test_holdout_errors_scores_the_column_mean_baseline():
     assert 0.0 <= per_fold["coverage"][0] <= 1.0
 
 
-@pytest.mark.skipif(not (PAPER_DIR / "data.json").exists(), reason="paper matrix not available")
+def test_default_method_is_bayesian_and_als_is_selectable():
+    observed, _ = hide(rank2_percent_matrix(n=30, m=12, seed=6), 0.3)
+    scales = ["percent"] * 12
+    assert isinstance(complete_matrix(observed, scales, n_chains=2).model, BayesianCompleter)
+    assert isinstance(complete_matrix(observed, scales, n_seeds=2, **ALS).model, LowRankCompleter)
+    with pytest.raises(ValueError, match="method"):
+        complete_matrix(observed, scales, method="svd")
+    with pytest.raises(ValueError, match="row_features"):
+        complete_matrix(observed, scales, row_features=np.ones(30), **ALS)
+
+
 def test_reference_recipe_on_one_paper_fold():
-    values, model_ids, benchmark_ids, scales = load_paper_matrix(PAPER_DIR / "data.json")
+    values, model_ids, benchmark_ids, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
     assert values.shape == (len(model_ids), len(benchmark_ids)) == (84, 133)
     assert scales.count("unbounded") == 5
-    folds = load_folds(PAPER_DIR / "folds_s10_f3_bs42_ms1.json")
+    assert int(np.isfinite(values).sum()) == 2604
+    folds = load_folds(DEFAULT_FOLDS_PATH)
     assert len(folds) == 30
     summary = summarize_errors(
-        holdout_errors(values, scales, folds[:1], partial(complete_matrix, level=0.9))
+        holdout_errors(values, scales, folds[:1], partial(complete_matrix, level=0.9, **ALS))
     )
     assert summary["medae"] < 6.0
     assert 0.8 < summary["coverage"] < 0.97

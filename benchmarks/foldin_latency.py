@@ -1,0 +1,101 @@
+"""Latency of predicting one new model from its probe scores, after the fit state is loaded.
+
+Fits the default method on the BenchPress paper matrix, round-trips its state through JSON
+(`export_state` / `restore_state`, what a published snapshot carries), then times, for new
+models given only the five probe scores: `fold_in` (means), `fold_in_interval` (90% interval),
+and both together. Each is timed over many calls; the median and the 99th percentile are
+reported. No refit happens: the new model is folded in against the stored benchmark draws.
+
+Target (issue 5): one new model under 5 ms after load.
+
+    python benchmarks/foldin_latency.py [--repeats 500] [--out latency.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(REPO_ROOT))
+
+from predictor.evaluation import (  # noqa: E402
+    DEFAULT_MATRIX_PATH,
+    PAPER_PROBES,
+    load_paper_matrix,
+)
+from predictor.fitted_state import export_state, restore_state  # noqa: E402
+from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
+
+TARGET_MS = 5.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_MATRIX_PATH)
+    parser.add_argument("--repeats", type=int, default=500)
+    parser.add_argument("--out", help="write the results as JSON here")
+    args = parser.parse_args(argv)
+
+    values, model_ids, benchmark_ids, scales = load_paper_matrix(args.data)
+    fitted = BayesianCompleter().fit(values, scales)
+    state = json.loads(json.dumps(export_state(fitted)))
+    start = time.perf_counter()
+    model = restore_state(state, values)
+    load_ms = (time.perf_counter() - start) * 1000
+
+    probes = [benchmark_ids.index(b) for b in PAPER_PROBES]
+    rows = []  # each paper model's probe scores, as a stand-in for new models
+    for i in range(values.shape[0]):
+        row = np.full(values.shape[1], np.nan)
+        row[probes] = values[i, probes]
+        if np.isfinite(row).any():
+            rows.append(row)
+    model.fold_in(rows[0])  # warm caches (e.g. the t quantile)
+    model.fold_in_interval(rows[0])
+
+    def timed(fn) -> np.ndarray:
+        out = np.empty(args.repeats)
+        for k in range(args.repeats):
+            row = rows[k % len(rows)]
+            start = time.perf_counter()
+            fn(row)
+            out[k] = (time.perf_counter() - start) * 1000
+        return out
+
+    results = {
+        "fold_in": timed(model.fold_in),
+        "fold_in_interval": timed(model.fold_in_interval),
+        "both": timed(lambda r: (model.fold_in(r), model.fold_in_interval(r))),
+    }
+    summary = {
+        name: {"median_ms": float(np.median(t)), "p99_ms": float(np.percentile(t, 99))}
+        for name, t in results.items()
+    }
+    print(
+        f"state: {len(json.dumps(state)) / 1e3:.0f} kB JSON, restore {load_ms:.1f} ms; "
+        f"{len(rows)} probe rows, {args.repeats} calls each"
+    )
+    for name, s in summary.items():
+        print(f"  {name:<18} median {s['median_ms']:.2f} ms   p99 {s['p99_ms']:.2f} ms")
+    met = summary["both"]["median_ms"] < TARGET_MS
+    print(
+        f"target: one new model (means + interval) under {TARGET_MS:g} ms: "
+        f"{summary['both']['median_ms']:.2f} ms median, {'met' if met else 'NOT met'}"
+    )
+    if args.out:
+        Path(args.out).write_text(
+            json.dumps({"summary": summary, "restore_ms": load_ms}, indent=2) + "\n"
+        )
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

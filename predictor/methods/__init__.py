@@ -1,0 +1,1 @@
+"""Completion methods. `complete_matrix` (predictor.completion) picks one by name."""

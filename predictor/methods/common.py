@@ -1,0 +1,61 @@
+"""Input checks and small numeric helpers shared by the completion methods."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+
+def check_values(values: Any) -> np.ndarray:
+    """A float (models x benchmarks) copy; NaN = missing; every column needs one observation."""
+    arr = np.array(values, dtype=float)
+    if arr.ndim != 2:
+        raise ValueError(f"values must be a 2-D array (models x benchmarks), got shape {arr.shape}")
+    if np.isinf(arr).any():
+        raise ValueError("values contains infinite entries; use NaN for missing cells")
+    empty = np.flatnonzero(np.isnan(arr).all(axis=0))
+    if len(empty):
+        raise ValueError(f"values has columns with no observed cells: {empty.tolist()}")
+    return arr
+
+
+def check_level(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    return float(level)
+
+
+def check_row(row: Any, n_columns: int) -> np.ndarray:
+    row = np.asarray(row, dtype=float)
+    if row.ndim != 1 or row.shape[0] != n_columns:
+        raise ValueError(f"row must be a 1-D array of length {n_columns}, got shape {row.shape}")
+    if np.isinf(row).any():
+        raise ValueError("row contains infinite entries; use NaN for unknown scores")
+    return row
+
+
+@lru_cache(maxsize=64)
+def student_t_quantile(prob: float, dof: float) -> float:
+    """Quantile of Student's t with `dof` > 0 degrees of freedom (numpy only, ~1e-9 accurate).
+
+    With t = sqrt(dof) tan(theta), P(0 < T < t) is proportional to the integral of
+    cos(theta)^(dof - 1) from 0 to theta; it is tabulated on a fine grid and inverted.
+    """
+    if not 0.0 < prob < 1.0:
+        raise ValueError(f"prob must lie in (0, 1), got {prob}")
+    if dof <= 0:
+        raise ValueError(f"dof must be > 0, got {dof}")
+    if prob == 0.5:
+        return 0.0
+    n = 100_000
+    theta = np.linspace(0.0, math.pi / 2, n + 1)
+    mid = (theta[:-1] + theta[1:]) / 2
+    mass = np.concatenate([[0.0], np.cumsum(np.cos(mid) ** (dof - 1.0))])
+    mass /= mass[-1]  # P(0 < T < t(theta)) / P(T > 0)
+    target = abs(2.0 * prob - 1.0)
+    angle = float(np.interp(target, mass, theta))
+    t = math.sqrt(dof) * math.tan(min(angle, math.pi / 2 - 1e-12))
+    return t if prob > 0.5 else -t

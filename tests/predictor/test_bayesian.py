@@ -1,0 +1,206 @@
+"""Behaviour of the default completion method (`BayesianCompleter`) and its snapshot state."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import predictor.methods.bayesian as bayesian
+from predictor.completion import LowRankCompleter, complete_matrix
+from predictor.fitted_state import export_state, restore_state
+from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.common import student_t_quantile
+
+
+def rank2_percent_matrix(n: int = 60, m: int = 40, seed: int = 7) -> np.ndarray:
+    """Percent scores whose logits are column offsets + an exact rank-2 product."""
+    rng = np.random.default_rng(seed)
+    logit = rng.normal(0, 0.5, (1, m)) + rng.normal(0, 0.8, (n, 2)) @ rng.normal(0, 0.8, (2, m))
+    return 100.0 / (1.0 + np.exp(-logit))
+
+
+def hide(values: np.ndarray, share: float, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    mask = np.random.default_rng(seed).random(values.shape) < share
+    return np.where(mask, np.nan, values), mask
+
+
+@pytest.fixture(scope="module")
+def fitted() -> tuple[np.ndarray, np.ndarray, np.ndarray, BayesianCompleter]:
+    full = rank2_percent_matrix()
+    observed, mask = hide(full, 0.3)
+    return full, observed, mask, BayesianCompleter().fit(observed, ["percent"] * 40)
+
+
+def test_recovers_exact_rank2_logit_matrix_with_calibrated_intervals(fitted):
+    full, observed, mask, model = fitted
+    pred = model.predict()
+    err = np.abs(pred[mask] - full[mask])
+    assert np.median(err) < 0.05
+    assert err.max() < 0.5
+    assert np.array_equal(pred[~mask], observed[~mask])
+    low, high = model.predict_interval(0.9)
+    assert np.array_equal(low[~mask], observed[~mask])
+    assert np.all(low <= pred) and np.all(pred <= high)
+    assert np.mean((full[mask] >= low[mask]) & (full[mask] <= high[mask])) > 0.9
+    narrow_low, narrow_high = model.predict_interval(0.5)
+    assert np.all(narrow_high[mask] - narrow_low[mask] < high[mask] - low[mask])
+
+
+def test_same_random_state_gives_identical_arrays():
+    observed, _ = hide(rank2_percent_matrix(n=30, m=15, seed=5), 0.3)
+    scales = ["percent"] * 15
+    first = complete_matrix(observed, scales, random_state=11)
+    second = complete_matrix(observed, scales, random_state=11)
+    other = complete_matrix(observed, scales, random_state=12)
+    for name in ("mean", "low", "high"):
+        assert np.array_equal(getattr(first, name), getattr(second, name))
+    assert not np.array_equal(first.mean, other.mean)
+
+
+def test_student_t_noise_shrugs_off_gross_outliers():
+    full = rank2_percent_matrix()
+    observed, mask = hide(full, 0.3)
+    rng = np.random.default_rng(2)
+    known = np.argwhere(~mask)
+    bad = known[rng.choice(len(known), 30, replace=False)]
+    corrupted = observed.copy()
+    corrupted[bad[:, 0], bad[:, 1]] = np.where(full[bad[:, 0], bad[:, 1]] > 50, 2.0, 98.0)
+    scales = ["percent"] * 40
+    robust = BayesianCompleter().fit(corrupted, scales).predict()
+    ridge = LowRankCompleter(cv_folds=0).fit(corrupted, scales).predict()
+    robust_err = np.median(np.abs(robust[mask] - full[mask]))
+    ridge_err = np.median(np.abs(ridge[mask] - full[mask]))
+    assert robust_err < 0.1
+    assert robust_err < ridge_err / 5
+
+
+def test_side_features_carry_a_column_effect_the_scores_cannot():
+    rng = np.random.default_rng(3)
+    n, m = 80, 30
+    feature = rng.normal(size=n)
+    logit = (
+        rng.normal(0, 0.5, (1, m))
+        + rng.normal(0, 0.8, (n, 1)) @ rng.normal(0, 0.8, (1, m))
+        + feature[:, None] * rng.normal(0, 1.0, (1, m))
+    )
+    full = 100.0 / (1.0 + np.exp(-logit))
+    observed, mask = hide(full, 0.8, seed=4)
+    scales = ["percent"] * m
+    without = BayesianCompleter(rank=1).fit(observed, scales).predict()
+    with_f = BayesianCompleter(rank=1).fit(observed, scales, row_features=feature).predict()
+    assert np.median(np.abs(with_f[mask] - full[mask])) < 0.25 * np.median(
+        np.abs(without[mask] - full[mask])
+    )
+
+
+def test_dense_and_sparse_layouts_agree(monkeypatch):
+    observed, _ = hide(rank2_percent_matrix(n=40, m=25), 0.5)
+    scales = ["percent"] * 25
+    dense = BayesianCompleter(n_chains=3).fit(observed, scales)
+    monkeypatch.setattr(bayesian, "_DENSE_MAX_SIZE", 0)
+    monkeypatch.setattr(bayesian, "_DENSE_MIN_FILL", 2.0)
+    sparse = BayesianCompleter(n_chains=3).fit(observed, scales)
+    np.testing.assert_allclose(sparse.z_pred_, dense.z_pred_, atol=1e-4)
+    np.testing.assert_allclose(sparse.z_var_, dense.z_var_, atol=1e-4)
+
+
+def test_chain_count_is_capped_by_the_cell_budget(monkeypatch):
+    observed, _ = hide(rank2_percent_matrix(n=30, m=10), 0.3)
+    n_cells = int(np.isfinite(observed).sum())
+    monkeypatch.setattr(bayesian, "_CHAIN_CELL_BUDGET", 3 * n_cells)
+    assert BayesianCompleter(n_chains=8).fit(observed, ["percent"] * 10).n_chains_used_ == 3
+    monkeypatch.setattr(bayesian, "_CHAIN_CELL_BUDGET", 1)
+    assert BayesianCompleter(n_chains=8).fit(observed, ["percent"] * 10).n_chains_used_ == 2
+
+
+def test_fold_in_predicts_a_new_model_without_refitting():
+    full = rank2_percent_matrix()
+    model = BayesianCompleter().fit(full[:-1], ["percent"] * 40)
+    truth = full[-1]
+    row = truth.copy()
+    unknown = np.arange(len(row)) % 2 == 0
+    row[unknown] = np.nan
+    pred, z = model.fold_in(row, return_z=True)
+    assert z.shape == truth.shape
+    assert np.abs(pred[unknown] - truth[unknown]).max() < 0.5
+    assert np.array_equal(pred[~unknown], truth[~unknown])
+    low, high = model.fold_in_interval(row, level=0.9)
+    assert np.all((low[unknown] < pred[unknown]) & (pred[unknown] < high[unknown]))
+    assert np.array_equal(low[~unknown], truth[~unknown])
+
+
+def test_fold_in_of_a_fitted_row_matches_its_completed_row(fitted):
+    _, observed, _, model = fitted
+    for i in (0, 17, 42):
+        folded = model.fold_in(observed[i], keep_observed=False)
+        completed = model.predict(keep_observed=False)[i]
+        assert np.median(np.abs(folded - completed)) < 0.05
+
+
+def test_fold_in_with_no_known_score_gives_the_population_prediction(fitted):
+    _, _, _, model = fitted
+    pred = model.fold_in(np.full(40, np.nan))
+    assert np.all(np.isfinite(pred)) and np.all((pred > 0) & (pred < 100))
+
+
+def test_state_round_trips_through_json(fitted):
+    _, observed, _, model = fitted
+    state = json.loads(json.dumps(export_state(model)))
+    assert state["state_version"] == 2 and state["method"] == "bayes"
+    restored = restore_state(state, observed)
+    assert isinstance(restored, BayesianCompleter)
+    np.testing.assert_allclose(restored.predict(), model.predict(), atol=1e-5)
+    for a, b in zip(restored.predict_interval(0.8), model.predict_interval(0.8), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    row = np.where(np.arange(40) % 3 == 0, observed[5], np.nan)
+    np.testing.assert_allclose(restored.fold_in(row), model.fold_in(row), atol=1e-5)
+    for a, b in zip(restored.fold_in_interval(row), model.fold_in_interval(row), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-5)
+    with pytest.raises(ValueError, match="shape"):
+        restore_state(state, observed[:-1])
+
+
+def test_reference_recipe_state_still_restores():
+    full = rank2_percent_matrix(n=20, m=10)
+    model = LowRankCompleter(n_seeds=2).fit(full, ["percent"] * 10)
+    state = json.loads(json.dumps(export_state(model)))
+    assert state["state_version"] == 1
+    restored = restore_state(state, full)
+    assert isinstance(restored, LowRankCompleter)
+    np.testing.assert_allclose(restored.z_pred_, model.z_pred_, atol=1e-6)
+    with pytest.raises(ValueError, match="version"):
+        restore_state({**state, "state_version": 9}, full)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fit_kwargs", "match"),
+    [
+        ({"rank": 0}, {}, "rank"),
+        ({"nu": 0.0}, {}, "nu"),
+        ({"n_burn": -1}, {}, "n_burn"),
+        ({}, {"row_features": np.ones((5, 1))}, "row_features"),
+        ({}, {"row_features": np.full(60, np.inf)}, "row_features"),
+    ],
+)
+def test_bad_parameters_raise_value_error(kwargs, fit_kwargs, match):
+    observed, _ = hide(rank2_percent_matrix(n=60, m=8), 0.3)
+    with pytest.raises(ValueError, match=match):
+        BayesianCompleter(**kwargs).fit(observed, ["percent"] * 8, **fit_kwargs)
+
+
+def test_fold_in_rejects_rows_and_features_of_the_wrong_size(fitted):
+    _, _, _, model = fitted
+    with pytest.raises(ValueError, match="row"):
+        model.fold_in(np.ones(39))
+    with pytest.raises(ValueError, match="features"):
+        model.fold_in(np.ones(40), features=np.ones(2))
+
+
+def test_student_t_quantile_matches_tables():
+    assert student_t_quantile(0.95, 3.0) == pytest.approx(2.353363, abs=1e-5)
+    assert student_t_quantile(0.975, 1.0) == pytest.approx(12.7062, abs=1e-3)
+    assert student_t_quantile(0.995, 10.0) == pytest.approx(3.169273, abs=1e-5)
+    assert student_t_quantile(0.05, 3.0) == pytest.approx(-2.353363, abs=1e-5)
+    assert student_t_quantile(0.5, 4.0) == 0.0

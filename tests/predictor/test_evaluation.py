@@ -1,0 +1,165 @@
+"""The evaluation protocols (ranking, probes, side-by-side runner), the reference-recipe port and
+the `benchpress evaluate` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from functools import partial
+
+import numpy as np
+import polars as pl
+import pytest
+
+from predictor.cli_evaluate import check_targets, load_reference_recipe, register
+from predictor.completion import Completion, complete_matrix
+from predictor.evaluation import (
+    DEFAULT_FOLDS_PATH,
+    DEFAULT_MATRIX_PATH,
+    Fold,
+    Method,
+    column_mean_baseline,
+    evaluate_methods,
+    format_table,
+    load_folds,
+    load_paper_matrix,
+    load_paper_models,
+    ranking_accuracy,
+    run_holdout,
+    run_probe_protocol,
+    summarize_errors,
+    summarize_probe,
+)
+
+
+def cells_frame(rows: list[tuple[int, int, int, float]]) -> pl.DataFrame:
+    fold, model, bench, mean = zip(*rows, strict=True)
+    return pl.DataFrame(
+        {"fold_index": fold, "model": model, "benchmark": bench, "mean": mean},
+        schema={
+            "fold_index": pl.Int32,
+            "model": pl.Int32,
+            "benchmark": pl.Int32,
+            "mean": pl.Float64,
+        },
+    )
+
+
+def test_ranking_accuracy_counts_pairs_with_a_held_out_cell_and_a_clear_gap():
+    values = np.array([[10.0, 50.0], [20.0, 52.0], [30.0, np.nan], [40.0, 90.0]])
+    # Fold 0 hides model 1 on benchmark 0 and predicts 35: it now ranks above model 2 (30).
+    # Pairs with model 1: (0,1) gap 10 ok, (1,2) gap 10 wrong, (1,3) gap 20 ok -> 2 / 3.
+    # Fold 1 hides model 3 on benchmark 1 and predicts 51: pairs (0,3) gap 40 ok,
+    # (1,3) gap 38 wrong -> 1 / 2.
+    cells = cells_frame([(0, 1, 0, 35.0), (1, 3, 1, 51.0)])
+    result = ranking_accuracy(values, cells, margin=5.0)
+    assert result["n_pairs"] == 5
+    assert result["n_benchmarks"] == 2
+    assert result["accuracy"] == pytest.approx(np.median([2 / 3, 1 / 2]))
+    assert result["pooled_accuracy"] == pytest.approx(3 / 5)
+    # A margin above every gap but one leaves only the (0,3) and (1,3) pairs on benchmark 1.
+    assert ranking_accuracy(values, cells, margin=30.0)["n_pairs"] == 2
+
+
+def test_ranking_accuracy_counts_predicted_ties_as_wrong():
+    values = np.array([[10.0], [20.0], [30.0]])
+    cells = cells_frame([(0, 0, 0, 20.0)])  # ties model 1 exactly
+    result = ranking_accuracy(values, cells, margin=5.0)
+    assert result["n_pairs"] == 2
+    assert result["accuracy"] == pytest.approx(0.5)
+
+
+def test_probe_protocol_reveals_only_the_probes_of_the_left_out_model():
+    values = np.array(
+        [[10.0, 20.0, 30.0], [11.0, np.nan, 33.0], [12.0, 24.0, np.nan], [13.0, 26.0, 39.0]]
+    )
+    seen = []
+
+    def stub(train: np.ndarray, scales) -> Completion:
+        seen.append(train.copy())
+        filled = np.where(np.isnan(train), 1.0, train)
+        return Completion(mean=filled, low=filled, high=filled)
+
+    run = run_probe_protocol(values, ["percent"] * 3, [0], stub, models=[0, 1])
+    assert len(seen) == 2
+    assert np.isnan(seen[0][0, 1:]).all() and seen[0][0, 0] == 10.0
+    assert np.array_equal(seen[0][1:], values[1:], equal_nan=True)
+    cells = run.cells.sort("model", "benchmark")
+    assert cells["revealed"].to_list() == [True, False, False, True, False]
+    assert cells.filter(pl.col("revealed"))["mean"].to_list() == [10.0, 11.0]
+    assert cells.filter(~pl.col("revealed"))["mean"].to_list() == [1.0, 1.0, 1.0]
+    summary = summarize_probe(run)
+    assert summary["n_hidden"] == 3 and summary["n_cells"] == 5
+    assert summary["medae_hidden"] == pytest.approx(29.0)  # |1 - 20|, |1 - 30|, |1 - 33|
+    assert summary["medae_paper"] == pytest.approx(19.0)  # with two exact probes
+
+
+def test_side_by_side_runner_table_and_targets():
+    rng = np.random.default_rng(0)
+    values = 100.0 / (1.0 + np.exp(-(rng.normal(size=(12, 1)) @ rng.normal(size=(1, 6)))))
+    cells = np.argwhere(rng.random(values.shape) < 0.25)
+    folds = [Fold(0, 0, cells)]
+    methods = [
+        Method("ours", "ours", partial(complete_matrix, n_chains=2, n_burn=5, n_samples=5)),
+        Method("reference", "column mean", column_mean_baseline),
+    ]
+    ids = [f"b{j}" for j in range(6)]
+    results = evaluate_methods(values, ["percent"] * 6, ids, folds, methods, probes=("b0", "b1"))
+    ours = results["methods"]["ours"]
+    assert set(ours) == {"label", "holdout", "probe", "per_fold"}
+    assert ours["holdout"]["n_folds"] == 1
+    assert 0.0 <= ours["holdout"]["ranking_accuracy"] <= 1.0
+    assert ours["holdout"]["medae"] < results["methods"]["reference"]["holdout"]["medae"]
+    table = format_table(results)
+    assert "ours" in table and "column mean" in table and "MedAE" in table
+    targets = {t["target"]: t for t in check_targets(results)}
+    assert set(targets) == {
+        "held-out MedAE",
+        "ranking accuracy",
+        "probe MedAE (hidden cells)",
+        "held-out folds speed-up",
+        "  same, in CPU time",
+    }
+    assert targets["held-out MedAE"]["met"] == (ours["holdout"]["medae"] <= 4.0)
+
+
+def test_reference_recipe_port_is_the_loop_version_and_matches_its_pinned_error():
+    reference, label = load_reference_recipe()
+    assert label == "reference recipe (loop port)"
+    values, _, _, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
+    folds = load_folds(DEFAULT_FOLDS_PATH)
+    run = run_holdout(values, scales, folds[:1], reference)
+    # Pinned: deterministic (RandomState(42 + seed) starts, as BenchPress).
+    assert summarize_errors(run.per_fold)["medae"] == pytest.approx(4.6447, abs=1e-3)
+    assert np.isnan(run.cells["low"].to_numpy()).all()  # the recipe has no intervals
+    ours = run_holdout(values, scales, folds[:1], complete_matrix)
+    assert summarize_errors(ours.per_fold)["medae"] < 4.6447
+
+
+def test_paper_model_metadata_gives_fractional_release_years():
+    models = load_paper_models(DEFAULT_MATRIX_PATH)
+    assert models.height == 84
+    years = dict(zip(models["model_id"], models["release_year"], strict=True))
+    assert years["gemma-3-1b-it"] == pytest.approx(2025.5)  # a bare year: its middle
+    assert years["o3-mini-high"] == pytest.approx(2025 + 30 / 365)
+    assert models["release_year"].null_count() == 0
+
+
+def test_evaluate_command_writes_json(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    out = tmp_path / "eval.json"
+    args = parser.parse_args(
+        ["evaluate", "--quick", "--no-probe", "--methods", "column_mean", "--out", str(out)]
+    )
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "column mean" in printed and "3 folds" in printed
+    results = json.loads(out.read_text())
+    assert results["protocol"]["n_folds"] == 3 and results["protocol"]["quick"] is True
+    assert results["protocol"]["folds_file"] == "benchmarks/data/folds_s10_f3_bs42_ms1.json"
+    medae = results["methods"]["column_mean"]["holdout"]["medae"]
+    assert 10.0 < medae < 12.5
+    with pytest.raises(ValueError, match="unknown method"):
+        args = parser.parse_args(["evaluate", "--quick", "--no-probe", "--methods", "nope"])
+        args.func(args)
