@@ -201,6 +201,37 @@ class BenchPress:
             for j, benchmark in enumerate(self.fit_benchmarks_)
         }
 
+    # ------------------------------------------------------ trust (predictor.trust)
+    def select_probes(self, k=5, budget=None, targets=None, allowlist=None, costs=None):
+        """Greedy probe set for this snapshot; see `predictor.trust.probes`."""
+        from predictor.trust.probes import select_probes_for
+
+        return select_probes_for(self, k, budget, targets, allowlist, costs)
+
+    def compare_models(self, probes, target_benchmarks, names=None, level=0.9):
+        """Per-benchmark predicted order with P(A > B) and tie groups."""
+        from predictor.trust.rankings import compare_models
+
+        return compare_models(self, probes, target_benchmarks, names, level)
+
+    def compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs):
+        """Where a new model would rank among snapshot models (`.summary()`, `.to_frame()`)."""
+        from predictor.trust.rankings import compare_with_known_models
+
+        return compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs)
+
+    def what_to_run_next(self, known_scores, targets=None, budget=None, top=5, **kwargs):
+        """Unobserved benchmarks ranked by target-interval narrowing per unit cost."""
+        from predictor.trust.next_benchmark import what_to_run_next
+
+        return what_to_run_next(self, known_scores, targets, budget, top, **kwargs)
+
+    def suspicious_scores(self, threshold=3.5):
+        """Observed cells far from their leave-one-out fold-in prediction (cached)."""
+        from predictor.trust.suspicious import suspicious_scores
+
+        return suspicious_scores(self, threshold)
+
 
 def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:
     """Tidy table of predictions: one row per benchmark."""

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-from predictor import cli_app, cli_evaluate
+from predictor import cli_app, cli_evaluate, cli_trust
 from predictor.api import BenchPress, predictions_frame
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import SnapshotError, default_stores
@@ -218,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_app.register(sub)  # `benchpress app`: the local web page
     cli_evaluate.register(sub)  # `benchpress evaluate`: the paper protocols, side by side
+    cli_trust.register(sub)  # `benchpress compare | probes | next | suspicious`
 
     for entry in entry_points(group="benchpress.commands"):
         try:

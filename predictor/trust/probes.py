@@ -1,0 +1,258 @@
+"""Probe selection: which k benchmarks to run so the others are predicted best.
+
+Greedy forward selection against one completer fitted on the whole matrix. A candidate probe
+set P is scored by how well every model's observed target cells are predicted from its
+observed cells in P: each model is folded in (per-draw Gaussian posterior, `_foldin`) from its
+P cells only, and the score is the median absolute error, in original units, pooled over all
+(model, target) cells. A target that is itself in P is predicted from P without it
+(leave-the-target-out), so picking a target as a probe does not score it as exact.
+
+Ties are broken by column order, the completer has a fixed seed: the result is deterministic.
+Costs (see `predictor.trust.costs`) only matter with a `budget`: candidates that no longer fit
+the remaining budget are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from predictor.methods.bayesian import BayesianCompleter
+from predictor.trust._foldin import BatchFoldIn
+from predictor.trust.costs import resolve_costs
+
+# Draws used for scoring candidate sets (of the completer's 40 kept draws): the ranking of
+# candidates is stable with fewer, and the search is ~2x faster.
+SELECTION_DRAWS = 20
+
+
+@dataclass(frozen=True)
+class ProbeSelection:
+    """Greedy selection result: columns in the order picked and the score after each one."""
+
+    columns: list[int]
+    errors: list[float]  # expected MedAE (original units) after each addition
+    costs: list[float]
+    baseline_error: float  # with no probe at all (every model predicted from the prior)
+    benchmarks: list[str] | None = None
+
+    @property
+    def total_cost(self) -> float:
+        return float(sum(self.costs))
+
+    def to_frame(self) -> pl.DataFrame:
+        names = self.benchmarks or [str(c) for c in self.columns]
+        return pl.DataFrame(
+            {
+                "step": list(range(1, len(self.columns) + 1)),
+                "benchmark": names,
+                "column": self.columns,
+                "expected_medae": self.errors,
+                "cost": self.costs,
+                "cumulative_cost": list(np.cumsum(self.costs, dtype=float)) if self.costs else [],
+            },
+            schema={
+                "step": pl.Int64,
+                "benchmark": pl.String,
+                "column": pl.Int64,
+                "expected_medae": pl.Float64,
+                "cost": pl.Float64,
+                "cumulative_cost": pl.Float64,
+            },
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "benchmarks": self.benchmarks,
+            "columns": self.columns,
+            "expected_medae": self.errors,
+            "costs": self.costs,
+            "total_cost": self.total_cost,
+            "baseline_medae": self.baseline_error,
+        }
+
+
+class _Scorer:
+    def __init__(self, engine: BatchFoldIn, targets: np.ndarray):
+        self.engine = engine
+        self.targets = targets
+        obs = engine.observed[:, targets]
+        self.rows = np.flatnonzero(obs.any(axis=1))
+        self.actual = engine.values[np.ix_(self.rows, targets)]
+        self.obs = obs[self.rows]
+        self._terms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def terms(self, j: int):
+        if j not in self._terms:
+            self._terms[j] = self.engine.column_terms(j, self.rows)
+        return self._terms[j]
+
+    def errors(self, prec, shift, chosen: Sequence[int]) -> np.ndarray:
+        """Abs errors of every observed (row, target) cell given the rows' `chosen` cells."""
+        e = self.engine
+        in_set = np.isin(self.targets, list(chosen))
+        parts = []
+        hidden = np.flatnonzero(~in_set)
+        if len(hidden):
+            cols = self.targets[hidden]
+            pred = e.to_units(e.predict_z(prec, shift, cols), cols)
+            parts.append(np.abs(pred - self.actual[:, hidden])[self.obs[:, hidden]])
+        for t in np.flatnonzero(in_set):  # leave the target out of its own probe set
+            col = self.targets[t]
+            p, s = self.terms(int(col))
+            pred = e.to_units(e.predict_z(prec - p, shift - s, [col]), [col])[:, 0]
+            parts.append(np.abs(pred - self.actual[:, t])[self.obs[:, t]])
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    def score(self, prec, shift, chosen) -> float:
+        err = self.errors(prec, shift, chosen)
+        return float(np.median(err)) if len(err) else float("inf")
+
+
+def select_probes_detailed(
+    values: np.ndarray,
+    scales: Sequence[str],
+    k: int = 5,
+    costs: Mapping[str, float] | Sequence[float] | None = None,
+    targets: Sequence[int] | None = None,
+    budget: float | None = None,
+    candidates: Sequence[int] | None = None,
+    benchmarks: Sequence[str] | None = None,
+    completer: BayesianCompleter | None = None,
+    n_draws: int | None = SELECTION_DRAWS,
+    random_state: int = 0,
+    min_coverage: float = 0.0,
+) -> ProbeSelection:
+    """Greedy forward selection of up to `k` probe columns (see the module doc).
+
+    `targets`/`candidates` are column indices (default: every column). `costs` is one cost per
+    column or a mapping by benchmark id (needs `benchmarks`); default costs come from
+    `predictor.trust.costs` when `benchmarks` is given, else 1.0 each. `completer` may be a
+    `BayesianCompleter` already fitted on `values` (else one is fitted here).
+    `min_coverage`: only columns observed for at least this share of the models are
+    candidates (a probe few models ran helps few models; a new model is unlikely to have it).
+    """
+    values = np.asarray(values, dtype=float)
+    n, m = values.shape
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    names = list(benchmarks) if benchmarks is not None else None
+    if names is not None and len(names) != m:
+        raise ValueError(f"benchmarks has {len(names)} entries, values has {m} columns")
+    if isinstance(costs, Mapping) and names is None:
+        raise ValueError("costs given by benchmark id need `benchmarks`")
+    cost = (
+        resolve_costs(names, costs)
+        if names is not None
+        else (np.ones(m) if costs is None else resolve_costs([str(j) for j in range(m)], costs))
+    )
+    target_cols = np.arange(m) if targets is None else np.unique(np.asarray(targets, dtype=int))
+    if len(target_cols) == 0:
+        raise ValueError("targets is empty")
+    pool = list(range(m)) if candidates is None else sorted({int(c) for c in candidates})
+    observed = np.isfinite(values)
+    pool = [c for c in pool if observed[:, c].sum() >= max(2, min_coverage * n - 1e-9)]
+    if completer is None:
+        completer = BayesianCompleter(random_state=random_state).fit(values, scales)
+    engine = BatchFoldIn(completer, values, n_draws=n_draws)
+    scorer = _Scorer(engine, target_cols)
+    prec, shift = engine.system([], scorer.rows)
+    baseline = scorer.score(prec, shift, [])
+    chosen: list[int] = []
+    errors: list[float] = []
+    spent = 0.0
+    while len(chosen) < k:
+        best, best_score = None, np.inf
+        for c in pool:
+            if c in chosen or (budget is not None and spent + cost[c] > budget + 1e-12):
+                continue
+            p, s = scorer.terms(c)
+            score = scorer.score(prec + p, shift + s, [*chosen, c])
+            if score < best_score - 1e-12:
+                best, best_score = c, score
+        if best is None:
+            break
+        p, s = scorer.terms(best)
+        prec, shift = prec + p, shift + s
+        chosen.append(best)
+        errors.append(best_score)
+        spent += float(cost[best])
+    return ProbeSelection(
+        columns=chosen,
+        errors=errors,
+        costs=[float(cost[c]) for c in chosen],
+        baseline_error=baseline,
+        benchmarks=[names[c] for c in chosen] if names is not None else None,
+    )
+
+
+def select_probes(
+    values: np.ndarray,
+    scales: Sequence[str],
+    k: int = 5,
+    costs: Mapping[str, float] | Sequence[float] | None = None,
+    targets: Sequence[int] | None = None,
+    budget: float | None = None,
+    **kwargs,
+) -> list[int]:
+    """Column indices of the greedy probe set (see `select_probes_detailed`)."""
+    return select_probes_detailed(
+        values, scales, k=k, costs=costs, targets=targets, budget=budget, **kwargs
+    ).columns
+
+
+def probe_set_error(
+    values: np.ndarray,
+    scales: Sequence[str],
+    probes: Sequence[int],
+    targets: Sequence[int] | None = None,
+    completer: BayesianCompleter | None = None,
+    n_draws: int | None = SELECTION_DRAWS,
+) -> float:
+    """The selection score of a given probe set (in-sample MedAE of the targets)."""
+    values = np.asarray(values, dtype=float)
+    if completer is None:
+        completer = BayesianCompleter().fit(values, scales)
+    target_cols = np.arange(values.shape[1]) if targets is None else np.asarray(targets, int)
+    engine = BatchFoldIn(completer, values, n_draws=n_draws)
+    scorer = _Scorer(engine, np.unique(target_cols))
+    prec, shift = engine.system(list(probes), scorer.rows)
+    return scorer.score(prec, shift, list(probes))
+
+
+def select_probes_for(
+    bp,
+    k: int = 5,
+    budget: float | None = None,
+    targets=None,
+    allowlist: Sequence[str] | None = None,
+    costs: Mapping[str, float] | None = None,
+) -> ProbeSelection:
+    """`BenchPress.select_probes`: greedy probes on the snapshot's fitted matrix, scored with
+    the snapshot's own completer (no refit). `targets`: profile name, list or None (all);
+    `allowlist`: benchmarks allowed as probes (default: every fitted benchmark)."""
+    from predictor.trust.next_benchmark import benchmark_costs
+    from predictor.trust.profiles import resolve_targets
+
+    names = bp.fit_benchmarks_
+    chosen = resolve_targets(targets, names, bp.resolve_benchmark)
+    target_cols = None if chosen is None else [bp._column[t] for t in chosen]
+    candidates = None
+    if allowlist is not None:
+        allowed = resolve_targets(list(allowlist), names, bp.resolve_benchmark)
+        candidates = [bp._column[b] for b in allowed]
+    values = bp._dense(bp.fit_models_, names)
+    return select_probes_detailed(
+        values,
+        [],
+        k=k,
+        costs=benchmark_costs(bp, costs),
+        targets=target_cols,
+        budget=budget,
+        candidates=candidates,
+        benchmarks=names,
+        completer=bp.completer_,
+    )

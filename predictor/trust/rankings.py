@@ -1,0 +1,290 @@
+"""Rankings from predictions: who is better on each benchmark, and how sure is that.
+
+Each prediction's interval is read as a normal: sd = half-width / z(level), z the standard
+normal quantile of (1 + level) / 2. For two models A and B on one benchmark,
+P(A better than B) = Phi(s (mean_A - mean_B) / sqrt(sd_A^2 + sd_B^2)), s = +1 where higher is
+better and -1 where lower is. Observed scores have sd 0. Two adjacent models in the predicted
+order are tied ("within noise") when |diff| < `TIE_POINTS` or P lies in `TIE_P`; ties chain,
+so a tie group is a run of adjacent models linked by such pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import polars as pl
+
+from predictor.api import Prediction
+from predictor.trust.profiles import resolve_targets
+
+TIE_POINTS = 2.0
+TIE_P = (0.35, 0.65)
+_NORMAL = NormalDist()
+
+
+def sd_of(p: Prediction) -> float:
+    """Normal-approximation sd of a prediction: half-width / z((1 + level) / 2)."""
+    if p.observed or p.high <= p.low:
+        return 0.0
+    return p.confidence / _NORMAL.inv_cdf(0.5 + p.level / 2.0)
+
+
+def p_better(
+    mean_a: float, sd_a: float, mean_b: float, sd_b: float, higher_is_better: bool = True
+) -> float:
+    """P(A scores better than B) under independent normals."""
+    diff = (mean_a - mean_b) if higher_is_better else (mean_b - mean_a)
+    sd = math.hypot(sd_a, sd_b)
+    if sd == 0.0:
+        return 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+    return _NORMAL.cdf(diff / sd)
+
+
+def is_tie(diff: float, p: float) -> bool:
+    return abs(diff) < TIE_POINTS or TIE_P[0] <= p <= TIE_P[1]
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    score: float
+    sd: float
+    low: float
+    high: float
+    observed: bool = False
+
+
+@dataclass(frozen=True)
+class BenchmarkRanking:
+    benchmark: str
+    higher_is_better: bool
+    order: list[Entry]  # best first
+    tie_groups: list[int]  # per entry in `order`: its tie group number (1 = best group)
+    p_matrix: dict[tuple[str, str], float] = field(repr=False)  # (a, b) -> P(a better than b)
+
+
+def rank_entries(
+    benchmark: str, entries: Sequence[Entry], higher_is_better: bool = True
+) -> BenchmarkRanking:
+    sign = 1.0 if higher_is_better else -1.0
+    order = sorted(entries, key=lambda e: (-sign * e.score, e.name))
+    pm = {
+        (a.name, b.name): p_better(a.score, a.sd, b.score, b.sd, higher_is_better)
+        for a in order
+        for b in order
+        if a.name != b.name
+    }
+    groups, group = [], 1
+    for k, e in enumerate(order):
+        if k > 0:
+            prev = order[k - 1]
+            if not is_tie(prev.score - e.score, pm[(prev.name, e.name)]):
+                group += 1
+        groups.append(group)
+    return BenchmarkRanking(benchmark, higher_is_better, order, groups, pm)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Per-benchmark predicted order of several models (see `compare_models`)."""
+
+    rankings: list[BenchmarkRanking]
+    level: float
+
+    def to_frame(self) -> pl.DataFrame:
+        rows = []
+        for r in self.rankings:
+            for k, (e, g) in enumerate(zip(r.order, r.tie_groups, strict=True)):
+                below = r.order[k + 1].name if k + 1 < len(r.order) else None
+                rows.append(
+                    {
+                        "benchmark": r.benchmark,
+                        "rank": k + 1,
+                        "model": e.name,
+                        "score": e.score,
+                        "low": e.low,
+                        "high": e.high,
+                        "observed": e.observed,
+                        "tie_group": g,
+                        "p_better_than_next": None
+                        if below is None
+                        else r.p_matrix[(e.name, below)],
+                    }
+                )
+        return pl.DataFrame(rows)
+
+    def pairwise(self) -> pl.DataFrame:
+        rows = [
+            {"benchmark": r.benchmark, "a": a, "b": b, "p_a_better": p}
+            for r in self.rankings
+            for (a, b), p in r.p_matrix.items()
+        ]
+        return pl.DataFrame(
+            rows,
+            schema={
+                "benchmark": pl.String,
+                "a": pl.String,
+                "b": pl.String,
+                "p_a_better": pl.Float64,
+            },
+        )
+
+    def summary(self) -> str:
+        lines = []
+        for r in self.rankings:
+            parts = []
+            for k, (e, g) in enumerate(zip(r.order, r.tie_groups, strict=True)):
+                sep = "" if k == 0 else (" ~ " if g == r.tie_groups[k - 1] else " > ")
+                parts.append(f"{sep}{e.name} ({e.score:.1f})")
+            lines.append(f"{r.benchmark}: " + "".join(parts))
+        lines.append("'>' = predicted better, '~' = within noise (diff < 2 or P in 0.35-0.65)")
+        return "\n".join(lines)
+
+
+def _direction(bp, benchmark: str) -> bool:
+    table = bp.snapshot.benchmarks
+    if "direction" not in table.columns:
+        return True
+    found = table.filter(pl.col("benchmark_id") == benchmark)["direction"].to_list()
+    return not (found and found[0] == "lower")
+
+
+def _entry(name: str, p: Prediction) -> Entry:
+    return Entry(name, p.score, sd_of(p), p.low, p.high, p.observed)
+
+
+def compare_models(
+    bp,
+    probes: Sequence[Mapping[str, float]],
+    target_benchmarks,
+    names: Sequence[str] | None = None,
+    level: float = 0.9,
+) -> Comparison:
+    """Predict every model from its probe dict and rank them on each target benchmark."""
+    if len(probes) < 2:
+        raise ValueError("give at least two models' probe scores to compare")
+    names = [f"model_{k + 1}" for k in range(len(probes))] if names is None else list(names)
+    if len(names) != len(probes) or len(set(names)) != len(names):
+        raise ValueError("names must be unique, one per probe dict")
+    targets = resolve_targets(target_benchmarks, bp.fit_benchmarks_, bp.resolve_benchmark)
+    if targets is None:
+        raise ValueError("target_benchmarks is required")
+    preds = [bp.predict(p, level=level) for p in probes]
+    rankings = [
+        rank_entries(
+            t, [_entry(n, pr[t]) for n, pr in zip(names, preds, strict=True)], _direction(bp, t)
+        )
+        for t in targets
+    ]
+    return Comparison(rankings, level)
+
+
+@dataclass(frozen=True)
+class KnownComparison:
+    """Where a new model would rank among reference models (see `compare_with_known_models`)."""
+
+    name: str
+    rankings: list[BenchmarkRanking]
+    level: float
+
+    def to_frame(self) -> pl.DataFrame:
+        rows = []
+        for r in self.rankings:
+            new = next(e for e in r.order if e.name == self.name)
+            for e in r.order:
+                if e.name == self.name:
+                    continue
+                rows.append(
+                    {
+                        "benchmark": r.benchmark,
+                        "reference_model": e.name,
+                        "reference_score": e.score,
+                        "reference_observed": e.observed,
+                        "new_score": new.score,
+                        "new_low": new.low,
+                        "new_high": new.high,
+                        "p_new_better": r.p_matrix[(self.name, e.name)],
+                        "new_rank": [x.name for x in r.order].index(self.name) + 1,
+                        "expected_rank": self._expected_rank(r),
+                    }
+                )
+        return pl.DataFrame(rows)
+
+    def _expected_rank(self, r: BenchmarkRanking) -> float:
+        return 1.0 + sum(r.p_matrix[(e.name, self.name)] for e in r.order if e.name != self.name)
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.name} among {len(self.rankings[0].order) - 1} reference models "
+            f"({int(round(self.level * 100))}% intervals):"
+        ]
+        for r in self.rankings:
+            names = [e.name for e in r.order]
+            k = names.index(self.name)
+            new = r.order[k]
+            lines.append(
+                f"  {r.benchmark}: predicted {new.score:.1f} [{new.low:.1f}, {new.high:.1f}], "
+                f"rank {k + 1} of {len(names)} (expected {self._expected_rank(r):.1f})"
+            )
+            for e in r.order:
+                if e.name == self.name:
+                    continue
+                kind = "observed" if e.observed else "predicted"
+                p = r.p_matrix[(self.name, e.name)]
+                lines.append(f"      vs {e.name} ({e.score:.1f}, {kind}): P(better) = {p:.2f}")
+        return "\n".join(lines)
+
+
+def compare_with_known_models(
+    bp,
+    predictions_or_probes: Mapping,
+    reference_models: Sequence[str],
+    targets="general_assistant",
+    level: float = 0.9,
+    name: str = "new model",
+) -> KnownComparison:
+    """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
+    models of the snapshot. A reference model's score on a benchmark is its observed cell
+    (sd 0) or else the snapshot's completed cell with its interval. Targets default to the
+    `general_assistant` profile (a profile name, a list, or None = every fitted benchmark)."""
+    if not reference_models:
+        raise ValueError("give at least one reference model")
+    values = list(predictions_or_probes.values())
+    if values and all(isinstance(v, Prediction) for v in values):
+        preds = dict(predictions_or_probes)
+        level = values[0].level
+    else:
+        preds = bp.predict(predictions_or_probes, level=level)
+    chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
+    chosen = list(bp.fit_benchmarks_) if chosen is None else chosen
+    refs = [bp.resolve_model(m) for m in reference_models]
+    if name in refs:
+        raise ValueError(f"name {name!r} clashes with a reference model")
+    row = {m: i for i, m in enumerate(bp.fit_models_)}
+    missing = [m for m in refs if m not in row]
+    if missing:
+        raise ValueError(f"reference models not in the snapshot's fit: {missing}")
+    comp = bp.completer_
+    mean = comp.predict(keep_observed=True)
+    low, high = comp.predict_interval(level=level, keep_observed=True)
+    observed = comp.observed_
+    rankings = []
+    for t in chosen:
+        j = bp._column[t]
+        entries = [_entry(name, preds[t])]
+        for m in refs:
+            i = row[m]
+            p = Prediction(
+                t,
+                float(mean[i, j]),
+                float(min(low[i, j], mean[i, j])),
+                float(max(high[i, j], mean[i, j])),
+                level,
+                bool(observed[i, j]),
+            )
+            entries.append(_entry(m, p))
+        rankings.append(rank_entries(t, entries, _direction(bp, t)))
+    return KnownComparison(name, rankings, level)
