@@ -33,22 +33,25 @@ def _rows(array: np.ndarray, digits: int) -> list[list[float | None]]:
 
 
 def matrix(bench: BenchPress) -> dict[str, Any]:
-    """Observed cells and the fit's in-sample completion, models x benchmarks."""
+    """Observed cells and the fit's in-sample completion on the fitted block (models and
+    benchmarks with enough observations). The long tail outside it (thousands of open models
+    with six scores each) stays reachable per model and per cell, with provenance."""
     view = bench.matrix()
-    fitted = np.full(view.values.shape, np.nan)
     rows = [view.models.index(m) for m in bench.fit_models_]
     cols = [view.benchmarks.index(b) for b in bench.fit_benchmarks_]
-    fitted[np.ix_(rows, cols)] = bench.completer_.predict(keep_observed=False)
+    observed = view.values[np.ix_(rows, cols)]
+    fitted = bench.completer_.predict(keep_observed=False)
     names = dict(bench.snapshot.models.select("model_id", "name").iter_rows())
     bench_names = dict(bench.snapshot.benchmarks.select("benchmark_id", "name").iter_rows())
     return {
-        "models": view.models,
-        "model_names": [names.get(m) or m for m in view.models],
-        "benchmarks": view.benchmarks,
-        "benchmark_names": [bench_names.get(b) or b for b in view.benchmarks],
-        "scales": view.scales,
-        "observed": _rows(view.values, DIGITS),
+        "models": list(bench.fit_models_),
+        "model_names": [names.get(m) or m for m in bench.fit_models_],
+        "benchmarks": list(bench.fit_benchmarks_),
+        "benchmark_names": [bench_names.get(b) or b for b in bench.fit_benchmarks_],
+        "scales": [view.scales[j] for j in cols],
+        "observed": _rows(observed, DIGITS),
         "predicted": _rows(fitted, DIGITS),
+        "models_outside_fit": len(view.models) - len(rows),
     }
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
 from predictor import BenchPress
 from predictor.paths import bundled_snapshot_dir
+from predictor.web.api import suggested_probes
 from tests.web.conftest import (
     BUNDLED_VERSION,
     HOLDOUT_PAIRS,
@@ -138,14 +140,15 @@ def test_pick_a_known_model_shows_provenance(
 
     own = bp.scores().filter(bp.scores()["model_id"] == "gpt-5.2")
     observed = dict(own.select("benchmark_id", "score").iter_rows())
-    suggested = ["gpqa_diamond", "gpqa_main", "livecodebench", "mmlu_pro", "swe_bench_verified"]
+    suggested = suggested_probes(bp, "gpt-5.2")  # the API's rule, tested in test_web_api
     wait(browser, lambda d: len(table_rows(d)) == len(bp.fit_benchmarks_), "prediction table")
     inputs = browser.find_elements("css selector", "#probe-rows input")
     pairs = [
         (inputs[i].get_attribute("value"), inputs[i + 1].get_attribute("value"))
         for i in range(0, len(inputs), 2)
     ]
-    assert pairs == [(b, f"{observed[b]:g}") for b in suggested]
+    assert [b for b, _ in pairs] == suggested
+    assert [float(v) for _, v in pairs] == [pytest.approx(observed[b]) for b in suggested]
     expected = bp.predict({b: observed[b] for b in suggested})
     assert float(score_cell(browser, "hle").get_attribute("data-value")) == expected["hle"].score
 
@@ -156,15 +159,14 @@ def test_pick_a_known_model_shows_provenance(
     assert "model=gpt-5.2" in browser.current_url
 
     # unticking a probe in the provenance table removes it and re-predicts
-    card.find_element(
-        "css selector", 'input.use-probe[data-benchmark="swe_bench_verified"]'
-    ).click()
+    dropped = suggested[-1]
+    card.find_element("css selector", f'input.use-probe[data-benchmark="{dropped}"]').click()
     wait(
         browser,
         lambda d: len(d.find_elements("css selector", "#probe-rows tr")) == 4,
         "probe removed",
     )
-    wait(browser, lambda d: "swe_bench_verified" not in d.current_url, "URL updated")
+    wait(browser, lambda d: f"{dropped}=" not in d.current_url, "URL updated")
     assert_clean_console(browser)
     shot(browser, artifacts, "predict_known_model")
 
@@ -199,7 +201,7 @@ def test_matrix_cell_provenance_and_fit_plots(
     actions.pointer_action.move_to_location(int(box[0]) + 196, int(box[1]) + 166).click()
     actions.perform()
     wait(browser, lambda d: "cell=gpt-5.2,gpqa_diamond" not in d.current_url, "cell changed")
-    chosen = browser.current_url.split("cell=")[1].split("&")[0].split(",")
+    chosen = unquote(browser.current_url.split("cell=")[1].split("&")[0]).split(",")
     assert chosen[0] in bp.models and chosen[1] in bp.benchmarks
     ActionChains(browser).move_to_element(canvas).perform()  # hover shows a tooltip
 
