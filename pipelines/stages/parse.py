@@ -50,10 +50,9 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
         ).fetchone()
         return ParseSummary(source.id, existing, True, *stats)
     fetched_at = max(when for _, _, _, when, _ in payloads)
-    try:
-        frame: pl.DataFrame = source.parse({url: content for _, url, _, _, content in payloads})
-    except Exception as exc:
-        record_parse(
+
+    def record(rows: pl.DataFrame | None, error: str | None = None) -> int:
+        return record_parse(
             con,
             source=source.id,
             set_sha=set_sha,
@@ -61,20 +60,16 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
             fetched_at=fetched_at,
             parsed_at=datetime.now(UTC),
             parser_version=version,
-            rows=None,
-            error=str(exc),
+            rows=rows,
+            error=error,
         )
+
+    try:
+        frame: pl.DataFrame = source.parse({url: content for _, url, _, _, content in payloads})
+    except Exception as exc:
+        record(None, str(exc))
         raise
-    parse_id = record_parse(
-        con,
-        source=source.id,
-        set_sha=set_sha,
-        payload_ids=payload_ids,
-        fetched_at=fetched_at,
-        parsed_at=datetime.now(UTC),
-        parser_version=version,
-        rows=frame,
-    )
+    parse_id = record(frame)
     return ParseSummary(
         source.id,
         parse_id,
