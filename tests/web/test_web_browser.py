@@ -32,9 +32,13 @@ def bp() -> BenchPress:
 
 
 def wait(driver: Any, condition: Any, message: str = "") -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, TIMEOUT).until(condition, message)
+    # the page re-renders the table when the URL and the prediction settle: retry reads of
+    # elements replaced in between instead of failing on them
+    waiter = WebDriverWait(driver, TIMEOUT, ignored_exceptions=[StaleElementReferenceException])
+    return waiter.until(condition, message)
 
 
 def open_page(driver: Any, url: str) -> None:
@@ -82,11 +86,24 @@ def test_type_probe_scores_and_see_predictions(
     expected = bp.predict({"gpqa_diamond": 80, "mmlu_pro": 80})
     wait(browser, lambda d: len(table_rows(d)) == len(expected), "prediction table")
     wait(browser, lambda d: "scores=gpqa_diamond=80,mmlu_pro=80" in d.current_url, "URL")
-    hle = score_cell(browser, "hle")
-    assert float(hle.get_attribute("data-value")) == expected["hle"].score
-    assert hle.text == f"{expected['hle'].score:.1f}"
-    probe = browser.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"]')
-    assert "probe" in probe.get_attribute("class")
+    value, text = wait(
+        browser,
+        lambda d: (
+            score_cell(d, "hle").get_attribute("data-value"),
+            score_cell(d, "hle").text,
+        ),
+        "hle cell",
+    )
+    assert float(value) == expected["hle"].score
+    assert text == f"{expected['hle'].score:.1f}"
+    probe_class = wait(
+        browser,
+        lambda d: d.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"]').get_attribute(
+            "class"
+        ),
+        "probe row",
+    )
+    assert "probe" in probe_class
     # the chart: one point per percent benchmark, probes drawn as diamonds
     percent = [b for b in expected if bp._scale[b] == "percent"]
     assert len(browser.find_elements("css selector", "#predict-chart g.row")) == len(percent)
@@ -94,7 +111,11 @@ def test_type_probe_scores_and_see_predictions(
 
     # sortable: by benchmark name, ascending
     browser.find_element("css selector", 'button.sort[data-key="benchmark"]').click()
-    names = [r.find_element("css selector", ".bname").text for r in table_rows(browser)[:5]]
+    names = wait(
+        browser,
+        lambda d: [r.find_element("css selector", ".bname").text for r in table_rows(d)[:5]],
+        "sorted names",
+    )
     assert names == sorted(names, key=str.lower)
     assert_clean_console(browser)
     shot(browser, artifacts, "predict_typed")
