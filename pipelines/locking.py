@@ -1,0 +1,191 @@
+"""One refresh at a time per BENCHPRESS_HOME, and recovery from a refresh that was killed.
+
+`refresh_lock(home, wait=0)` holds an exclusive `fcntl.flock` on `<home>/refresh.lock` for the
+whole refresh. The holder writes its pid, host and start time into the file, so a second refresh
+fails at once (or after waiting up to `wait` seconds) with `RefreshLocked`, whose message names
+the holder; `benchpress refresh` turns it into exit code 3. The kernel drops the lock when its
+process ends, however it ends (kill -9 included), so a crashed refresh never blocks the next one.
+
+`recover_abandoned_runs(instance)`, called with the lock held, cleans up what a killed refresh
+left in the Dagster instance: a run still marked as started whose process is gone keeps its slot
+of the `duckdb` concurrency pool forever, and every later run would wait for that slot without
+end. Such runs are marked failed and their slots freed. Runs of live processes (e.g. launched
+from `dagster dev`) are left alone.
+
+POSIX only (fcntl), like the rest of the pipeline's tooling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import dagster as dg
+
+LOCK_NAME = "refresh.lock"
+POLL_SECONDS = 0.2
+EXIT_LOCKED = 3  # `benchpress refresh` exit code when another refresh holds the lock
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    pid: int | None
+    host: str | None
+    started_at: str | None
+
+    def describe(self) -> str:
+        if self.pid is None:
+            return "another process (it has not recorded its pid yet)"
+        where = f" on {self.host}" if self.host and self.host != socket.gethostname() else ""
+        return f"pid {self.pid}{where}, running since {self.started_at or 'an unknown time'}"
+
+
+class RefreshLocked(RuntimeError):
+    """Another refresh holds the lock of this BENCHPRESS_HOME."""
+
+    def __init__(self, path: Path, holder: LockHolder, waited: float):
+        waited_text = f" after waiting {waited:g}s" if waited > 0 else ""
+        super().__init__(
+            f"another refresh is running in {path.parent} ({holder.describe()}); "
+            f"not starting a second one{waited_text}. Retry later, or pass --wait SECONDS."
+        )
+        self.path, self.holder, self.waited = path, holder, waited
+
+
+def lock_path(home: Path) -> Path:
+    return Path(home) / LOCK_NAME
+
+
+def read_holder(path: Path) -> LockHolder:
+    """Who holds (or last held) the lock, from the lock file; fields None when unknown."""
+    try:
+        facts: dict[str, Any] = json.loads(path.read_text("utf-8") or "{}")
+    except (OSError, ValueError):
+        facts = {}
+    pid = facts.get("pid")
+    return LockHolder(
+        pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        facts.get("host") if isinstance(facts.get("host"), str) else None,
+        facts.get("started_at") if isinstance(facts.get("started_at"), str) else None,
+    )
+
+
+def _try_lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def refresh_lock(home: Path, wait: float = 0.0) -> Iterator[LockHolder]:
+    """Hold the refresh lock of `home` (waiting up to `wait` seconds); yields what it recorded."""
+    if wait < 0:
+        raise ValueError(f"wait must be >= 0 seconds, got {wait}")
+    path = lock_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # O_APPEND-free read/write without truncation: the holder's facts stay readable to waiters
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        started = time.monotonic()
+        while not _try_lock(fd):
+            waited = time.monotonic() - started
+            if waited >= wait:
+                raise RefreshLocked(path, _holder_with_retry(path), wait)
+            time.sleep(min(POLL_SECONDS, max(wait - waited, 0.0)))
+        me = LockHolder(
+            os.getpid(), socket.gethostname(), datetime.now(UTC).isoformat(timespec="seconds")
+        )
+        record = json.dumps({"pid": me.pid, "host": me.host, "started_at": me.started_at})
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (record + "\n").encode(), 0)
+        os.fsync(fd)
+        try:
+            yield me
+        finally:
+            os.ftruncate(fd, 0)  # nobody holds it now; the kernel releases the lock on close
+    finally:
+        os.close(fd)
+
+
+def _holder_with_retry(path: Path, attempts: int = 5) -> LockHolder:
+    """The holder may have the lock but not have written its facts yet: look a few times."""
+    holder = read_holder(path)
+    for _ in range(attempts):
+        if holder.pid is not None:
+            break
+        time.sleep(0.05)
+        holder = read_holder(path)
+    return holder
+
+
+# ------------------------------------------------------------------- runs of a killed refresh
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _run_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
+    """The process that executed a run, from its first event that recorded one."""
+    for record in instance.all_logs(run_id):
+        event = record.dagster_event
+        if event is not None and event.pid is not None:
+            return int(event.pid)
+    return None
+
+
+def recover_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark runs whose process died as failed and free their concurrency slots; their ids.
+
+    Call with the refresh lock held. A run is abandoned when it is not finished and the
+    process that executed it (same host) no longer exists, as after `kill -9`.
+    """
+    import dagster as dg
+
+    unfinished = instance.get_runs(
+        filters=dg.RunsFilter(
+            statuses=[
+                dg.DagsterRunStatus.NOT_STARTED,
+                dg.DagsterRunStatus.STARTING,
+                dg.DagsterRunStatus.STARTED,
+                dg.DagsterRunStatus.CANCELING,
+            ]
+        )
+    )
+    recovered = []
+    for run in unfinished:
+        pid = _run_pid(instance, run.run_id)
+        if pid is None or pid == os.getpid() or _pid_alive(pid):
+            continue
+        instance.report_run_failed(
+            run, message=f"the process running this refresh (pid {pid}) ended without finishing"
+        )
+        recovered.append(run.run_id)
+    storage = instance.event_log_storage
+    if storage.supports_global_concurrency_limits:
+        # slots of runs that are over (just marked, or finished without freeing them: no daemon
+        # runs here to do it) are free; a live run waiting for a slot is left alone
+        holders = sorted(storage.get_concurrency_run_ids())
+        runs = instance.get_runs(filters=dg.RunsFilter(run_ids=holders)) if holders else []
+        known = {run.run_id: run for run in runs}
+        for run_id in holders:
+            run = known.get(run_id)
+            if run is None or run.is_finished:
+                storage.free_concurrency_slots_for_run(run_id)
+    return recovered
