@@ -33,6 +33,8 @@ def parse_scores(text: str) -> dict[str, float]:
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
             raise CommandError(f"--scores: expected name=value, got {part!r}")
+        if name.strip() in scores:
+            raise CommandError(f"--scores: {name.strip()!r} is given twice")
         try:
             scores[name.strip()] = float(value)
         except ValueError:

@@ -259,11 +259,6 @@ def test_cli_bad_level(capsys, level) -> None:
     assert got == 1 and "level must lie strictly between 0 and 1" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="parse_scores keeps the last of two values for one name: 80 is silently dropped "
-    "(predictor/cli.py diff in the issue 9 report)",
-)
 def test_cli_same_name_twice_is_an_error(capsys) -> None:
     got, out, err = run_cli(capsys, "--scores", "gpqa_diamond=80,gpqa_diamond=20")
     assert got == 2 and "given twice" in err, (got, out[:200])
