@@ -15,15 +15,26 @@ from pipelines.sources import SOURCES
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
+    from pipelines.locking import EXIT_LOCKED, RefreshLocked
     from pipelines.run import run_refresh
 
     if args.accept_drift:
         parse_accepted(args.accept_drift)  # fail fast on a misspelt check name
-    outcome = run_refresh(
-        mode=args.mode,
-        log_level="DEBUG" if args.verbose else "CRITICAL",
-        accept_drift=args.accept_drift,
-    )
+    if args.wait < 0:
+        print("benchpress: error: --wait must be >= 0 seconds", file=sys.stderr)
+        return 2
+    try:
+        outcome = run_refresh(
+            mode=args.mode,
+            log_level="DEBUG" if args.verbose else "CRITICAL",
+            accept_drift=args.accept_drift,
+            wait=args.wait,
+        )
+    except RefreshLocked as exc:
+        print(f"benchpress: error: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    for run_id in outcome.recovered_runs:
+        print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):
         print(f"  {source}: {result}")
     stale = sum(1 for state in outcome.source_outcomes.values() if "FAILED" in state)
@@ -98,6 +109,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--mode", choices=MODES, help="fetch transport (default: replay, or BENCHPRESS_FETCH_MODE)"
     )
     refresh.add_argument("--verbose", action="store_true", help="show Dagster's step log")
+    refresh.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="if another refresh is running here, wait up to this long for it (default 0: "
+        "fail at once, exit code 3)",
+    )
     refresh.add_argument(
         "--accept-drift",
         metavar="CHECKS",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.locking import recover_abandoned_runs, refresh_lock
 from predictor.paths import benchpress_home, dagster_home
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -32,6 +33,7 @@ class RefreshOutcome:
     warnings: list[str] = field(default_factory=list)  # failed WARN checks (stale sources)
     failed_steps: list[str] = field(default_factory=list)
     source_outcomes: dict[str, str] = field(default_factory=dict)
+    recovered_runs: list[str] = field(default_factory=list)  # runs of a killed refresh, closed
 
 
 def run_refresh(
@@ -39,21 +41,29 @@ def run_refresh(
     home: Path | None = None,
     log_level: str = "CRITICAL",
     accept_drift: str | None = None,
+    wait: float = 0.0,
 ) -> RefreshOutcome:
-    """Materialize the whole graph once; report what was published and what stopped it."""
+    """Materialize the whole graph once; report what was published and what stopped it.
+
+    One refresh per home at a time: raises `pipelines.locking.RefreshLocked` (naming the
+    holder) when another one still runs after `wait` seconds."""
     from pipelines.definitions import defs
     from pipelines.resources import default_resources
 
     home = (home or benchpress_home()).resolve()
     job = defs.resolve_job_def("refresh")
-    with dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance:
+    with (
+        refresh_lock(home, wait=wait),
+        dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance,
+    ):
+        recovered = recover_abandoned_runs(instance)  # a killed refresh's runs hold pool slots
         result = job.execute_in_process(
             instance=instance,
             resources=default_resources(home, mode, accept_drift),
             run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
             raise_on_error=False,
         )
-    outcome = RefreshOutcome(success=result.success)
+    outcome = RefreshOutcome(success=result.success, recovered_runs=recovered)
     for event in result.all_events:
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data

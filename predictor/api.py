@@ -23,6 +23,18 @@ from predictor.stores import open_store
 _UNBOUNDED_LIMIT = 1e7
 
 
+def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
+    """benchmark -> (lower, upper) from the snapshot (older snapshots have no such columns)."""
+    if not {"lower", "upper"} <= set(benchmarks.columns):
+        return {}
+    ranges = {}
+    for benchmark, lower, upper in benchmarks.select("benchmark_id", "lower", "upper").iter_rows():
+        low = -math.inf if lower is None or math.isnan(lower) else float(lower)
+        high = math.inf if upper is None or math.isnan(upper) else float(upper)
+        ranges[benchmark] = (low, high)
+    return ranges
+
+
 @dataclass(frozen=True)
 class Prediction:
     """A predicted score with its central `level` interval; `confidence` is the half-width."""
@@ -62,6 +74,7 @@ class BenchPress:
         values = self._dense(self.fit_models_, self.fit_benchmarks_)
         self.completer_ = restore_state(fit["state"], values)
         self._scale = dict(snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
+        self._range = _valid_ranges(snapshot.benchmarks)
         self.resolve_model = NameResolver("model", self.models, snapshot.aliases)
         self.resolve_benchmark = NameResolver("benchmark", self.benchmarks, snapshot.aliases)
 
@@ -163,13 +176,22 @@ class BenchPress:
                 )
             if isinstance(raw, bool) or not isinstance(raw, int | float | np.number):
                 raise TypeError(f"score for {name!r} must be a number, got {raw!r}")
-            value = float(raw)
+            try:
+                value = float(raw)
+            except OverflowError:  # an int beyond the float range
+                raise ValueError(f"score for {name!r} is implausibly large (no float)") from None
             if not math.isfinite(value):
                 raise ValueError(f"score for {name!r} must be finite, got {raw!r}")
             if self._scale[benchmark] == "percent" and not 0.0 <= value <= 100.0:
                 raise ValueError(f"score for {name!r} must lie in 0-100 (percent), got {value:g}")
             if abs(value) > _UNBOUNDED_LIMIT:
                 raise ValueError(f"score for {name!r} is implausibly large: {value:g}")
+            low, high = self._range.get(benchmark, (-math.inf, math.inf))
+            if not low <= value <= high:
+                raise ValueError(
+                    f"score for {name!r} lies outside the valid range of {benchmark} "
+                    f"({low:g} to {high:g}): {value:g}"
+                )
             column = self._column[benchmark]
             if not np.isnan(row[column]):
                 raise ValueError(f"benchmark {benchmark!r} is given twice (as {name!r})")

@@ -17,7 +17,7 @@ import numpy as np
 
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.methods.common import check_level, check_values
-from predictor.transforms import ScaleTransform
+from predictor.transforms import ScaleTransform, validate_scales
 
 METHODS = ("bayes", "als")
 
@@ -310,6 +310,29 @@ class Completion:
     level: float = 0.9
 
 
+_PLAUSIBLE_LIMIT = 1e7  # as BenchPress.predict: a larger score is a typo, not a measurement
+
+
+def _check_inputs(values: Any, scales: Sequence[str]) -> None:
+    """Booleans, an empty matrix and percent cells outside 0-100 are errors, never data."""
+    raw = np.asarray(values) if values is not None else np.asarray(np.nan)
+    if raw.dtype == bool:
+        raise TypeError("values must be scores (numbers with NaN for missing), got booleans")
+    if raw.ndim == 2 and 0 in raw.shape:
+        raise ValueError(f"values is empty (shape {raw.shape}): give models x benchmarks")
+    arr = check_values(raw)
+    percent = validate_scales(scales, arr.shape[1])
+    with np.errstate(invalid="ignore"):
+        outside = percent[None, :] & ((arr < 0.0) | (arr > 100.0))
+        huge = np.abs(arr) > _PLAUSIBLE_LIMIT
+    if outside.any():
+        i, j = (int(k[0]) for k in np.nonzero(outside))
+        raise ValueError(f"values[{i}, {j}] = {arr[i, j]:g} lies outside 0-100 (percent column)")
+    if huge.any():
+        i, j = (int(k[0]) for k in np.nonzero(huge))
+        raise ValueError(f"values[{i}, {j}] = {arr[i, j]:g} is implausibly large")
+
+
 def complete_matrix(
     values: np.ndarray,
     scales: Sequence[str],
@@ -327,6 +350,7 @@ def complete_matrix(
     low == high == mean.
     """
     level = check_level(level)
+    _check_inputs(values, scales)
     if method == "bayes":
         model: Any = BayesianCompleter(**params).fit(values, scales, row_features=row_features)
     elif method == "als":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -13,6 +15,10 @@ import duckdb
 from predictor.paths import warehouse_path
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+# DuckDB lets one process hold the file for writing, and a reader in another process (warehouse
+# stats, a notebook) blocks the writer's open: wait this long for the lock before failing.
+LOCK_WAIT_ENV = "BENCHPRESS_DUCKDB_LOCK_WAIT"
+DEFAULT_LOCK_WAIT = 60.0
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -56,7 +62,7 @@ def connect(
     target = Path(path) if path else warehouse_path()
     if not read_only:
         target.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(target), read_only=read_only)
+    con = open_waiting(target, read_only)
     try:
         con.execute("SET TimeZone = 'UTC'")
         if not read_only:
@@ -64,6 +70,25 @@ def connect(
         yield con
     finally:
         con.close()
+
+
+def open_waiting(
+    target: Path, read_only: bool = False, wait: float | None = None
+) -> duckdb.DuckDBPyConnection:
+    """`duckdb.connect`, retried while another process holds the file's lock (up to `wait`
+    seconds, default BENCHPRESS_DUCKDB_LOCK_WAIT or 60), so a short read never fails a refresh."""
+    if wait is None:
+        wait = float(os.environ.get(LOCK_WAIT_ENV) or DEFAULT_LOCK_WAIT)
+    deadline = time.monotonic() + wait
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(target), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 1.0)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ equals the newest published snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -89,6 +90,15 @@ def next_version(store: Path, today: date) -> str:
     return f"{prefix}.{max(same_day, default=0) + 1}"
 
 
+def _seal(version_dir: Path) -> None:
+    """Published files are read-only (immutability is also checked by hash on every load)."""
+    for name in [*DATA_FILES, MANIFEST]:
+        path = version_dir / name
+        if path.stat().st_mode & 0o222:
+            with contextlib.suppress(PermissionError):  # someone else's store: leave it
+                path.chmod(0o444)
+
+
 @dataclass(frozen=True)
 class PublishResult:
     version: str
@@ -112,6 +122,7 @@ def publish(
     if parent is not None:
         latest = read_manifest(store / parent)
         if latest.get("content_hash") == draft["content_hash"]:
+            _seal(store / parent)  # a publish killed after its rename left them writable
             write_index(store)  # stores published before index.json existed get one
             return PublishResult(parent, False, store / parent, draft["content_hash"], None)
     version = next_version(store, today or datetime.now(UTC).date())
@@ -134,7 +145,6 @@ def publish(
     (scratch / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", "utf-8")
     verify(scratch)
     os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile
-    for name in [*DATA_FILES, MANIFEST]:
-        (target / name).chmod(0o444)
+    _seal(target)
     write_index(store)  # {"versions": [...]}: how static (https) mirrors of the store are listed
     return PublishResult(version, True, target, draft["content_hash"], parent)

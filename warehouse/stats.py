@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from predictor.paths import warehouse_path
+from warehouse.db import open_waiting
 from warehouse.status import source_status
 
 
@@ -15,7 +14,7 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
     target = path or warehouse_path()
     if not target.exists():
         return {"warehouse": str(target), "sources": {}, "matrix": None}
-    con = duckdb.connect(str(target), read_only=True)
+    con = open_waiting(target, read_only=True)
     try:
         sources: dict[str, dict[str, Any]] = {}
         for source, payloads, size in con.execute(

@@ -8,6 +8,7 @@ import dagster as dg
 
 from pipelines.assets.matrix import score_matrix
 from pipelines.assets.sources import DUCKDB_POOL
+from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import fit_params, parse_accepted
@@ -56,6 +57,7 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
                 json.dumps(drift, sort_keys=True) if drift is not None else None,
             ],
         )
+    crash_point("factorization")
     scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
     return dg.MaterializeResult(
         metadata={
@@ -95,6 +97,7 @@ def published_snapshot(
         "accepted_drift": sorted(parse_accepted(publish_gate.accept_drift)),
     }
     result = publish(warehouse.staging_dir / digest, warehouse.store_dir, extra_manifest=extra)
+    crash_point("published_snapshot")
     remote: dict[str, str] = {}
     uri = os.environ.get(PUBLISH_URI_ENV, "").strip()
     if uri:

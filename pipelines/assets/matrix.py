@@ -4,6 +4,7 @@ import dagster as dg
 import polars as pl
 
 from pipelines.assets.sources import DUCKDB_POOL, scores_key
+from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import WarehouseResource
 from pipelines.sources import SOURCES
@@ -37,6 +38,7 @@ def normalized_scores(warehouse: WarehouseResource) -> dg.MaterializeResult:
         routes = con.execute(
             "SELECT model_route, count(*) AS n FROM normalized_scores GROUP BY 1 ORDER BY 1"
         ).fetchall()
+    crash_point("normalized_scores")
     totals = {c: int(per_source[c].sum()) for c in per_source.columns if c != "source"}
     return dg.MaterializeResult(
         metadata={
@@ -74,6 +76,7 @@ def score_matrix(warehouse: WarehouseResource) -> dg.MaterializeResult:
         cells, conflicts = build_matrix(read_table(con, "normalized_scores"))
         replace_table(con, "matrix_cells", cells)
         replace_table(con, "matrix_conflicts", conflicts)
+    crash_point("score_matrix")
     by_source = cells.group_by("source").len().sort("source")
     return dg.MaterializeResult(
         metadata={

@@ -7,6 +7,7 @@ last good payloads keep feeding the matrix.
 
 import dagster as dg
 
+from pipelines.crash_hook import crash_point
 from pipelines.fetch.transports import FetchError
 from pipelines.resources import FetcherResource, WarehouseResource
 from pipelines.sources.base import Source
@@ -63,6 +64,7 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
                         )
                     ],
                 )
+        crash_point(payloads_key(source).to_user_string())
         return dg.MaterializeResult(
             metadata={
                 "outcome": summary.outcome,
@@ -124,6 +126,7 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
                         )
                     ],
                 )
+        crash_point(scores_key(source).to_user_string())
         return dg.MaterializeResult(
             metadata={
                 "parse_id": summary.parse_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pipelines.fetch.transports import FetchedPayload, Fetcher, FetchError, Validators
-from pipelines.sources.base import Source
+from pipelines.sources.base import ParseError, Source
 
 StoredContent = Callable[[str], bytes | None]
 ValidatorsFor = Callable[[str], Validators | None]
@@ -41,7 +41,12 @@ def fetch_source(
         if content is None:
             raise FetchError(source.id, payload.url, "not modified, but no archived copy to list")
         listing[payload.url] = content
-    extra = sorted(set(source.discover(listing)) - set(source.urls))
+    try:
+        discovered = source.discover(listing)
+    except ParseError as exc:  # an unreadable listing is a failed fetch of the source
+        detail = str(exc).split(exc.url, 1)[-1].lstrip(": ")
+        raise FetchError(source.id, exc.url, f"listing unusable ({detail})") from None
+    extra = sorted(set(discovered) - set(source.urls))
     if len(extra) > source.max_files:
         raise FetchError(
             source.id, source.urls[0], f"listing names {len(extra)} files, over {source.max_files}"

@@ -24,6 +24,8 @@ vectorised Polars.
 from __future__ import annotations
 
 import fnmatch
+import re
+import unicodedata
 from collections.abc import Iterable
 
 import polars as pl
@@ -37,6 +39,28 @@ from pipelines.identity.settings import Setting
 RESOLUTIONS = ("resolved", "unresolved_model", "unresolved_benchmark", "rejected", "excluded")
 # Extra-JSON fields holding the evaluation date, most specific first (moving aliases need it).
 EVAL_DATE_FIELDS = ("started_at", "run_date", "eval_date", "date", "table_date")
+
+
+# Characters no leaderboard's model name uses (12,313 distinct names on the embedded default:
+# none), but markup, SQL and shell fragments do; the longest real name has 157 characters.
+_NOT_IN_NAMES = re.compile(r"[;'\"<>`{}|\\]")
+_CLIMBS = re.compile(r"(^|/)\.\.(/|$)")
+MAX_NAME_CHARS = 200
+
+
+def implausible_name(name: str | None) -> str | None:
+    """Why `name` cannot name a model (so the rules must not mint an id from it), or None."""
+    if not name:
+        return None
+    if len(name) > MAX_NAME_CHARS:
+        return f"not a model name: {len(name)} characters"
+    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
+        return "not a model name: control or bidirectional-format characters"
+    if (bad := _NOT_IN_NAMES.search(name)) is not None:
+        return f"not a model name: contains {bad.group()!r}"
+    if name.startswith("/") or _CLIMBS.search(name):
+        return "not a model name: a file path"
+    return None
 
 
 def normalise_key(name: str) -> str:
@@ -101,6 +125,9 @@ class ModelResolver:
         alias = self._alias(source, name, parsed, eval_date)
         if alias is not None:
             return alias, parsed
+        doubt = implausible_name(name)
+        if doubt is not None:  # never mint a model from markup, SQL, paths or control bytes
+            return Identity(None, parsed.base, parsed.date, None, "unresolved", doubt), parsed
         return self._by_rules(source, parsed), parsed
 
     # -- steps ---------------------------------------------------------------------------

@@ -25,6 +25,22 @@ NON_PERCENT_UNITS = {
     "swelancer_freelance_dollars": "dollars",
     "vending_bench_2": "score",
 }
+# Plausible range per unit: a value outside is a broken export, never a score.
+UNIT_RANGES = {
+    "percent": (0.0, 100.0),
+    "elo": (0.0, 10_000.0),
+    "rating": (0.0, 10_000.0),
+    "dollars": (0.0, 1e7),
+    "score": (-1e7, 1e7),
+}
+
+
+def _entry_id(entries: list, i: int, kind: str) -> str:
+    entry = entries[i]
+    key = entry.get("id") if isinstance(entry, dict) else None
+    if not isinstance(key, str) or not key.strip():
+        raise ParseError("benchpress_matrix", URL, f"{kind} without an 'id'", f"{kind}s[{i}]")
+    return key
 
 
 def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
@@ -32,13 +48,15 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     if not isinstance(doc, dict) or not {"models", "benchmarks", "observed"} <= doc.keys():
         raise ParseError("benchpress_matrix", URL, "expected keys models, benchmarks, observed")
     models, benchmarks, observed = doc["models"], doc["benchmarks"], doc["observed"]
+    model_ids = [_entry_id(models, i, "model") for i in range(len(models))]
+    bench_ids = [_entry_id(benchmarks, j, "benchmark") for j in range(len(benchmarks))]
     citations = doc.get("sources") or [[None] * len(benchmarks)] * len(models)
     if len(observed) != len(models):
         raise ParseError("benchpress_matrix", URL, f"{len(observed)} rows for {len(models)} models")
     rows = []
     for i, model in enumerate(models):
         line = observed[i]
-        if len(line) != len(benchmarks):
+        if not isinstance(line, list) or len(line) != len(benchmarks):
             raise ParseError("benchpress_matrix", URL, "row length != benchmark count", f"row {i}")
         setting = model.get("canonical_setting") or {}
         for j, bench in enumerate(benchmarks):
@@ -46,6 +64,12 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
             value = finite_value("benchpress_matrix", URL, line[j], ref)
             if value is None:
                 continue
+            unit = NON_PERCENT_UNITS.get(bench_ids[j], "percent")
+            low, high = UNIT_RANGES[unit]
+            if not low <= value <= high:
+                raise ParseError(
+                    "benchpress_matrix", URL, f"{bench_ids[j]}={value} outside {unit} range", ref
+                )
             cite = citations[i][j] if i < len(citations) and j < len(citations[i]) else None
             cite = cite or {}
             rows.append(
@@ -53,12 +77,12 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                     "source": "benchpress_matrix",
                     "payload_url": URL,
                     "row_ref": ref,
-                    "model_key": model["id"],
+                    "model_key": model_ids[i],
                     "model_name": model.get("name"),
-                    "benchmark_key": bench["id"],
+                    "benchmark_key": bench_ids[j],
                     "benchmark_name": bench.get("name"),
                     "value": value,
-                    "unit": NON_PERCENT_UNITS.get(bench["id"], "percent"),
+                    "unit": unit,
                     "reasoning_effort": setting.get("effort"),
                     "extra": extra_json(
                         {

@@ -37,6 +37,24 @@ MAX_RATIO = 200
 
 # Columns that sit between `Model version` and the score and describe the setting, not a score.
 SETTING_COLUMNS = {"Tools", "Scaffold", "Agent"}
+# Metadata columns: when one of them follows `Model version` (and the settings), the score column
+# is missing; taking it as the score would read e.g. the best-of-scorers figure or a date.
+NOT_A_SCORE = {
+    "Best score (across scorers)",
+    "Release date",
+    "Organization",
+    "Country",
+    "Training compute (FLOP)",
+    "Training compute notes",
+    "stderr",
+    "Log viewer",
+    "Logs",
+    "Started at",
+    "id",
+    "Name",
+    "Display name",
+    "Model name",
+}
 # Columns that name the scaffold / harness / edit format (wherever they sit in the header).
 AGENT_COLUMNS = ("Agent", "Scaffold", "Edit format", "Tools")
 NOT_AN_AGENT = {"", "none", "true", "false"}
@@ -215,6 +233,10 @@ def _parse_member(member: str, data: bytes) -> list[dict[str, object]]:
     if score_at is None:
         raise ParseError(SOURCE_ID, where, "no score column after 'Model version'", member)
     score_column = header[score_at]
+    if score_column in NOT_A_SCORE:
+        raise ParseError(
+            SOURCE_ID, where, f"no score column before {score_column!r}", f"{member} line 1"
+        )
     bench = _benchmark_key(member)
     unit, bench_name = BENCHMARKS.get(bench, ("score", bench))
     known = bench in BENCHMARKS

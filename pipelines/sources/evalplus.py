@@ -64,6 +64,9 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
         scores = entry.get("pass@1")
         if not isinstance(scores, dict):
             raise ParseError(SOURCE_ID, URL, "missing key 'pass@1' (an object)", ref)
+        absent = [bench for bench in BENCHMARK_NAMES if bench not in scores]
+        if absent:  # null means "not run"; an absent key means the export lost the column
+            raise ParseError(SOURCE_ID, URL, f"'pass@1' lacks {absent} (null if not run)", ref)
         facts = {
             "link": entry.get("link"),
             "open_data": entry.get("open-data"),

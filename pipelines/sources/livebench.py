@@ -39,6 +39,10 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     if not header or header[0] != "model" or len(header) < 2:
         raise ParseError("livebench", TABLE_URL, "header must start with 'model'", "line 1")
     tasks = header[1:]
+    missing = sorted(set(category_of) - set(tasks))
+    if missing:  # the categories file lists every task of the release: a lost column, not a
+        # retired task (dropping its scores silently would shrink the matrix unnoticed)
+        raise ParseError("livebench", TABLE_URL, f"missing task columns {missing}", "line 1")
     rows = []
     for line_no, fields in enumerate(reader, start=2):
         if not fields:

@@ -133,11 +133,6 @@ def test_rerun_lists_a_version_whose_publish_was_killed(tmp_path: Path) -> None:
     assert json.loads((store / "index.json").read_text())["versions"] == [version]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="publish() makes files read-only only right after its own rename; a rerun that finds "
-    "the same content leaves a killed publish's files writable (warehouse/snapshots.py diff)",
-)
 def test_rerun_seals_a_version_whose_publish_was_killed(tmp_path: Path) -> None:
     store, staged, version = _killed_after_rename(tmp_path)
     publish(staged, store)

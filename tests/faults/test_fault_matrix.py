@@ -67,19 +67,7 @@ SHORT = {  # table labels (legend printed by conftest)
 
 # (fault, source) -> why the cell currently fails. Fixed by the parser / fetch diffs in the
 # issue 9 report; remove an entry once its fix is in (the cell then fails loudly as XPASS).
-KNOWN_ISSUES: dict[tuple[str, str], str] = {
-    ("renamed_column", "benchpress_matrix"): "model['id'] indexed: KeyError, not ParseError",
-    ("negative_value", "benchpress_matrix"): "no range check: -5 stored as a percent score",
-    ("out_of_range_value", "benchpress_matrix"): "no range check: 1e9 stored as a percent score",
-    ("missing_column", "livebench"): "a task column gone from the table (still in categories) "
-    "drops its scores without a trace",
-    ("missing_column", "epoch_ai"): "without mean_score, 'Best score (across scorers)' is read "
-    "as the score",
-    ("missing_column", "evalplus"): "a benchmark key gone from every pass@1 drops its scores "
-    "without a trace",
-    ("bad_listing", "llm_stats"): "the listing's ParseError escapes ingest_source (no fetch_log "
-    "row; in the job the payloads step fails and skips normalize, matrix and publish)",
-}
+KNOWN_ISSUES: dict[tuple[str, str], str] = {}
 
 CELLS = [
     pytest.param(fault.name, source_id, id=f"{fault.name}-{source_id}")

@@ -151,12 +151,6 @@ def _unsafe(model_id: str) -> str | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="identity rules mint a model id for any uncatalogued name (resolve._by_rules: 'not "
-    "catalogued: the rules alone give the id'): hostile names become published models, e.g. "
-    "'ollama/../../x' -> '../../x', a 5,000-character id; see the issue 9 report",
-)
 def test_hostile_names_never_become_published_models(two_runs) -> None:
     rows = read(
         two_runs.home,
@@ -173,10 +167,6 @@ def test_hostile_names_never_become_published_models(two_runs) -> None:
             latest.resolve_model(name)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the same: ids minted from hostile names include '../../x' and 5,000 characters",
-)
 def test_published_model_ids_are_safe_path_segments(two_runs) -> None:
     store = snapshot_store_dir(two_runs.home)
     latest = BenchPress.load(list_versions(store)[-1], store=store)

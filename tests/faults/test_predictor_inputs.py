@@ -112,11 +112,6 @@ def test_every_fitted_benchmark_as_probe_gives_back_the_probes(bp) -> None:
     assert all(math.isfinite(p.low) and math.isfinite(p.high) for p in predictions.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_probe_row checks only abs(value) <= 1e7 for open scales; the snapshot's valid "
-    "range (benchmarks.lower/upper) is ignored (predictor/api.py diff in the issue 9 report)",
-)
 @pytest.mark.parametrize(
     ("benchmark", "where"), [("chatbot_arena_elo", "below"), ("codeforces_rating", "above")]
 )
@@ -127,11 +122,6 @@ def test_open_scale_scores_outside_the_valid_range_are_errors(bp, benchmark, whe
         bp.predict({benchmark: value})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="float(10**400) raises OverflowError, which neither the API contract nor the web "
-    "layer expects (HTTP 500); predictor/api.py diff in the issue 9 report",
-)
 def test_an_int_too_large_for_a_float_is_a_value_error(bp, catalog) -> None:
     with pytest.raises(ValueError, match="implausibly large"):
         bp.predict({"gpqa_diamond": 10**400})
@@ -195,11 +185,6 @@ def test_bad_matrices_are_clear_errors(values, scales, level, message) -> None:
         complete_matrix(values, scales, level=level)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="complete_matrix takes percent cells outside 0-100, booleans and an empty matrix "
-    "without a clear error (predictor/completion.py diff in the issue 9 report)",
-)
 @pytest.mark.parametrize(
     ("values", "message"),
     [

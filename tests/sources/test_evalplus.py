@@ -94,6 +94,11 @@ def test_older_snapshot_parses() -> None:
 def _doc(**entries: object) -> bytes:
     base = {"m": {"link": None, "pass@1": {"humaneval": 50.0, "mbpp": None}, "size": 7}}
     base.update(entries)
+    for entry in base.values():  # the export lists all four benchmarks (null when not run)
+        scores = entry.get("pass@1") if isinstance(entry, dict) else None
+        if isinstance(scores, dict):
+            for bench in evalplus.BENCHMARK_NAMES:
+                scores.setdefault(bench, None)
     return json.dumps(base).encode()
 
 
@@ -106,6 +111,7 @@ def _doc(**entries: object) -> bytes:
         (b"<!DOCTYPE html><html><body>rate limited</body></html>", "HTML page"),
         (b"[]", "non-empty object"),
         (_doc(x={"link": "y"}), "missing key 'pass@1'"),
+        (json.dumps({"m": {"pass@1": {"humaneval": 5.0}}}).encode(), "lacks"),
         (_doc(x={"pass@1": {"humaneval": 150.0}}), "outside 0-100"),
         (_doc(x={"pass@1": {"humaneval": "n/a"}}), "not a number"),
         (_doc(x={"pass@1": {"humaneval": True}}), "boolean"),
