@@ -9,7 +9,14 @@ hidden, `BayesianCompleter` (defaults) is fitted once, and for every held-out ce
   5 points (original units) of the prediction, from the same Student-t(3) predictive in z-space
   that the intervals use (interval_scale x t3 scale, mapped through the column's transform).
   Cells are binned by predicted probability into deciles; per decile the mean predicted
-  probability is compared with the observed share of cells within 5 points.
+  probability is compared with the observed share of cells within 5 points;
+- coverage of the 90% interval per evidence stratum (observed cells left in the model's row);
+- a new model folded in with only k known scores (k = 5, 15; seeded random choice), leave one
+  model out: 90% coverage and median width of its other cells (the low-evidence case);
+- the alternatives the issue suggests, measured on the same cells: split-conformal intervals
+  z_pred +- q * sd, where sd is the predictive scale and q the conformal quantile of
+  |z_true - z_pred| / sd over the OTHER 29 folds' held-out cells (pooled, stratified by row
+  evidence, or stratified by predictive-sd quintile).
 
 Nothing here changes the method.
 
@@ -41,6 +48,8 @@ from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 WITHIN = 5.0
+EVIDENCE_EDGES = (20, 30, 45)  # strata: <= 20, 21-30, 31-45, > 45 observed cells in the row
+FOLD_IN_KNOWN = (5, 15)  # known scores of a new model in the fold-in check
 
 
 def t3_cdf(t: np.ndarray) -> np.ndarray:
@@ -77,6 +86,83 @@ def p_within(comp: BayesianCompleter, i: np.ndarray, j: np.ndarray, width: float
     return t3_cdf((z_hi - zp) / scale) - t3_cdf((z_lo - zp) / scale)
 
 
+def cell_inverse(comp: BayesianCompleter, z: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """z-space values at columns `j` back to original units (the fitted transform, per cell)."""
+    tf = comp.transform_
+    warped = z * tf.std_[j] + tf.mean_[j]
+    percent = 100.0 / (1.0 + np.exp(-np.clip(warped, -30.0, 30.0)))
+    return np.where(tf.is_percent_[j], percent, warped)
+
+
+def conformal_quantile(scores: np.ndarray, level: float) -> float:
+    """Split-conformal quantile: the ceil((n + 1) * level)-th smallest score."""
+    ordered = np.sort(scores)
+    rank = min(len(ordered), math.ceil((len(ordered) + 1) * level))
+    return float(ordered[rank - 1])
+
+
+def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str, dict]:
+    """Cross-fold split conformal on |z error| / sd, pooled and stratified (see docstring)."""
+    sd_all = np.concatenate([r["sd"] for r in records])
+    sd_edges = np.quantile(sd_all, [0.2, 0.4, 0.6, 0.8])
+    strata = {
+        "split conformal, pooled": lambda r: np.zeros(len(r["sd"]), dtype=int),
+        "split conformal by row evidence": lambda r: np.digitize(r["evidence"], EVIDENCE_EDGES),
+        "split conformal by sd quintile": lambda r: np.digitize(r["sd"], sd_edges),
+    }
+    out = {}
+    for name, stratum_of in strata.items():
+        labels = [stratum_of(r) for r in records]
+        scores = [np.abs(r["z_actual"] - r["z_pred"]) / r["sd"] for r in records]
+        coverages, widths = [], []
+        for k, r in enumerate(records):
+            half = np.empty(len(r["sd"]))
+            for s in np.unique(labels[k]):
+                cal = np.concatenate(
+                    [scores[m][labels[m] == s] for m in range(len(records)) if m != k]
+                )
+                half[labels[k] == s] = conformal_quantile(cal, level) * r["sd"][labels[k] == s]
+            low = cell_inverse(r["comp"], r["z_pred"] - half, r["j"])
+            high = cell_inverse(r["comp"], r["z_pred"] + half, r["j"])
+            coverages.append(float(np.mean((r["actual"] >= low) & (r["actual"] <= high))))
+            widths.append(float(np.median(high - low)))
+        out[name] = {
+            "coverage_median_fold": float(np.median(coverages)),
+            "median_width_median_fold": float(np.median(widths)),
+        }
+    return out
+
+
+def fold_in_check(values: np.ndarray, scales: list[str], known: int, seed: int = 0) -> dict:
+    """Leave each model out, fit on the rest, fold it in from `known` random scores."""
+    rng = np.random.default_rng(seed)
+    covered, widths = [], []
+    for i in range(values.shape[0]):
+        observed = np.flatnonzero(np.isfinite(values[i]))
+        if len(observed) <= known:
+            continue
+        train = np.delete(values, i, axis=0)
+        keep = np.flatnonzero(~np.isnan(train).all(axis=0))
+        comp = BayesianCompleter().fit(train[:, keep], [scales[c] for c in keep])
+        revealed = rng.choice(observed, known, replace=False)
+        row = np.full(values.shape[1], np.nan)
+        row[revealed] = values[i, revealed]
+        hidden = np.setdiff1d(np.intersect1d(observed, keep), revealed)
+        pos = np.full(values.shape[1], -1)
+        pos[keep] = np.arange(len(keep))
+        low, high = comp.fold_in_interval(row[keep], level=0.9, keep_observed=False)
+        actual = values[i, hidden]
+        lo, hi = low[pos[hidden]], high[pos[hidden]]
+        covered.append((actual >= lo) & (actual <= hi))
+        widths.append(hi - lo)
+    return {
+        "known": known,
+        "n_cells": int(sum(len(c) for c in covered)),
+        "coverage": float(np.concatenate(covered).mean()),
+        "median_width": float(np.median(np.concatenate(widths))),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_MATRIX_PATH)
@@ -90,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     per_fold = {lv: {"coverage": [], "width": []} for lv in LEVELS}
     pooled = {lv: {"covered": [], "width": []} for lv in LEVELS}
-    probs, hits, errors = [], [], []
+    probs, hits, errors, records = [], [], [], []
     for fold in folds:
         cells = fold.test_cells
         train = values.copy()
@@ -112,6 +198,23 @@ def main(argv: list[str] | None = None) -> int:
             pooled[lv]["covered"].append(covered)
             pooled[lv]["width"].append(width)
         err = np.abs(mean - actual)
+        sd = np.sqrt(comp.z_var_[i, j] + comp.model_noise_[i] * comp.benchmark_noise_[j])
+        z_actual = comp.transform_.transform(
+            np.where(np.isnan(values[:, keep]), 50.0, values[:, keep])
+        )
+        low90, high90 = comp.predict_interval(level=0.9, keep_observed=False)
+        records.append(
+            {
+                "comp": comp,
+                "j": j,
+                "actual": actual,
+                "z_pred": comp.z_pred_[i, j],
+                "z_actual": z_actual[i, j],
+                "sd": sd,
+                "evidence": (~np.isnan(train[:, keep])).sum(axis=1)[i],
+                "covered90": (actual >= low90[i, j]) & (actual <= high90[i, j]),
+            }
+        )
         probs.append(p_within(comp, i, j, WITHIN))
         hits.append(err <= WITHIN)
         errors.append(err)
@@ -135,6 +238,46 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "inside" if 0.88 <= cov90 <= 0.92 else "OUTSIDE"
     print(f"90% coverage {cov90:.3f} is {verdict} the 0.88-0.92 band")
     results["coverage90_in_band"] = verdict == "inside"
+
+    evidence = np.concatenate([r["evidence"] for r in records])
+    covered = np.concatenate([r["covered90"] for r in records])
+    stratum = np.digitize(evidence, EVIDENCE_EDGES)
+    bounds = [0, *EVIDENCE_EDGES, None]
+    print("\n90% coverage by evidence (observed cells left in the model's row), pooled:")
+    results["coverage90_by_evidence"] = []
+    for s in range(len(bounds) - 1):
+        sel = stratum == s
+        if not sel.any():
+            continue
+        label = f"{bounds[s] + 1}-{bounds[s + 1]}" if bounds[s + 1] else f"> {bounds[s]}"
+        row = {"evidence": label, "n": int(sel.sum()), "coverage": float(covered[sel].mean())}
+        results["coverage90_by_evidence"].append(row)
+        print(f"  {label:>8} cells: {row['n']:>6}  coverage {row['coverage']:.3f}")
+
+    print("\n90% intervals of a new model folded in from k random known scores (pooled):")
+    results["fold_in90"] = []
+    for known in FOLD_IN_KNOWN:
+        row = fold_in_check(values, scales, known)
+        results["fold_in90"].append(row)
+        print(
+            f"  k = {known:>2}: {row['n_cells']:>5} cells  coverage {row['coverage']:.3f}  "
+            f"median width {row['median_width']:.1f}"
+        )
+
+    print("\n90% intervals, alternatives on the same cells (median over folds):")
+    alternatives = {
+        "posterior predictive (default)": {
+            "coverage_median_fold": results["levels"]["0.9"]["coverage_median_fold"],
+            "median_width_median_fold": results["levels"]["0.9"]["median_width_median_fold"],
+        },
+        **conformal_alternatives(records, 0.9),
+    }
+    for name, figs in alternatives.items():
+        print(
+            f"  {name:<34} coverage {figs['coverage_median_fold']:.3f}  "
+            f"median width {figs['median_width_median_fold']:.1f}"
+        )
+    results["alternatives90"] = alternatives
 
     p = np.concatenate(probs)
     h = np.concatenate(hits)

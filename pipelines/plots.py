@@ -62,3 +62,24 @@ def predicted_vs_observed_plot(actual: Sequence[float], predicted: Sequence[floa
     ax.set_ylabel("predicted")
     ax.set_title("Held-out predictions, percent benchmarks")
     return _png(fig)
+
+
+def matrix_heatmap_plot(observed_z: np.ndarray, predicted_z: np.ndarray) -> bytes:
+    """Observed vs predicted cells side by side (z-space, so every scale shares one colour bar).
+
+    Rows (models) and columns (benchmarks) are ordered by their mean prediction, which makes
+    the low-rank structure visible as a smooth gradient; missing observed cells stay blank.
+    """
+    rows = np.argsort(predicted_z.mean(axis=1))
+    cols = np.argsort(predicted_z.mean(axis=0))
+    limit = float(np.nanpercentile(np.abs(predicted_z), 99)) or 1.0
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.5), sharey=True)
+    panels = (("observed", observed_z), ("predicted (completed)", predicted_z))
+    for ax, (title, z) in zip(axes, panels, strict=True):
+        shown = np.ma.masked_invalid(z[np.ix_(rows, cols)])
+        image = ax.imshow(shown, aspect="auto", cmap="viridis", vmin=-limit, vmax=limit)
+        ax.set_title(f"{title}: {np.isfinite(z).sum():,} cells")
+        ax.set_xlabel("benchmarks (by mean)")
+    axes[0].set_ylabel("models (by mean)")
+    fig.colorbar(image, ax=axes, label="score (column z-score in logit space)")
+    return _png(fig)

@@ -46,6 +46,14 @@ PAPER_UNBOUNDED = frozenset(
 # |actual| below this is left out of MedAPE, as in the paper's harness.
 _APE_MIN_ACTUAL = 1e-6
 
+# Interval levels whose coverage and median width every held-out fold reports.
+REPORT_LEVELS = (0.5, 0.8, 0.9, 0.95)
+
+
+def level_key(level: float) -> str:
+    """Column suffix of a level: 0.9 -> "90", 0.95 -> "95"."""
+    return f"{round(level * 100):d}"
+
 
 @dataclass(frozen=True)
 class Fold:
@@ -174,6 +182,34 @@ def _predictions_at(
     return out[0], out[1], out[2]
 
 
+def _interval_figures(
+    completion: Completion, keep: np.ndarray, values: np.ndarray, cells: np.ndarray
+) -> dict[str, float]:
+    """Coverage and median width at every `REPORT_LEVELS` level, from the fitted model.
+
+    NaN when the completer exposes no model with `predict_interval(level, keep_observed)`
+    (e.g. the column-mean baseline or the reference loop port): only its own level is known.
+    """
+    figures: dict[str, float] = {}
+    model = completion.model
+    for level in REPORT_LEVELS:
+        key = level_key(level)
+        coverage = width = float("nan")
+        if model is not None and hasattr(model, "predict_interval"):
+            low, high = model.predict_interval(level=level, keep_observed=False)
+            mean, lo, hi = _predictions_at(
+                Completion(mean=completion.mean, low=low, high=high), keep, values.shape[1], cells
+            )
+            ok = np.isfinite(mean) & np.isfinite(lo) & np.isfinite(hi)
+            actual = values[cells[ok, 0], cells[ok, 1]]
+            if ok.any():
+                coverage = float(np.mean((actual >= lo[ok]) & (actual <= hi[ok])))
+                width = float(np.median(hi[ok] - lo[ok]))
+        figures[f"coverage_{key}"] = coverage
+        figures[f"median_width_{key}"] = width
+    return figures
+
+
 @dataclass(frozen=True)
 class HoldoutRun:
     """Per-fold figures plus every held-out cell's prediction (for ranking figures)."""
@@ -220,6 +256,7 @@ def run_holdout(
                 fold=fold.fold,
                 n_unscored=int((~scored).sum()),
                 **metrics,
+                **_interval_figures(completion, keep, values, cells),
                 seconds=seconds,
                 cpu_seconds=cpu_seconds,
             )
@@ -387,7 +424,13 @@ def summarize_probe(run: ProbeRun) -> dict[str, float]:
 def summarize_errors(per_fold: pl.DataFrame) -> dict[str, float]:
     """Median over folds of every figure (the paper reports the median fold), total seconds."""
     figures = ["medae", "medape", "within5", "coverage", "median_width"]
-    summary = {name: float(np.median(per_fold[name].to_numpy())) for name in figures}
+    for level in REPORT_LEVELS:
+        figures += [f"coverage_{level_key(level)}", f"median_width_{level_key(level)}"]
+    summary = {
+        name: float(np.median(per_fold[name].to_numpy()))
+        for name in figures
+        if name in per_fold.columns
+    }
     summary["n_folds"] = per_fold.height
     summary["seconds"] = float(per_fold["seconds"].sum())
     if "cpu_seconds" in per_fold.columns:
@@ -560,5 +603,28 @@ def format_table(results: dict, reference: str | None = "reference") -> str:
         "(leave one model out); probe* = counting revealed cells as exact (paper style); "
         "fit s / probe s = wall seconds inside the completer (all folds / all left-out models), "
         "cpu s = CPU seconds of the folds; speed = reference fit s / fit s"
+    )
+    lines += ["", format_interval_table(results)]
+    return "\n".join(lines)
+
+
+def format_interval_table(results: dict) -> str:
+    """Held-out coverage / median width at each reported level (median over folds)."""
+    header = f"{'intervals: coverage / median width':<34}" + "".join(
+        f" {f'{level_key(lv)}%':>13}" for lv in REPORT_LEVELS
+    )
+    lines = [header, "-" * len(header)]
+    for entry in results["methods"].values():
+        h = entry["holdout"]
+        cells = []
+        for lv in REPORT_LEVELS:
+            cov = h.get(f"coverage_{level_key(lv)}", float("nan"))
+            width = h.get(f"median_width_{level_key(lv)}", float("nan"))
+            text = "-" if not np.isfinite(cov) else f"{cov:.3f} / {width:5.1f}"
+            cells.append(f" {text:>13}")
+        lines.append(f"{entry['label'][:34]:<34}" + "".join(cells))
+    lines.append(
+        "share of held-out cells inside the interval / its median width (original units); "
+        "'-' = the method has no model to ask for other levels"
     )
     return "\n".join(lines)

@@ -25,6 +25,9 @@ DATA_FILES = (
     "conflicts.parquet",
     "fit.json",
 )
+# Files added after the format was first published: a snapshot may lack them (older versions),
+# and a reader falls back to computing what they hold.
+OPTIONAL_FILES = ("residuals.parquet",)
 VERSION_PATTERN = re.compile(r"^(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d+)$")
 
 
@@ -105,10 +108,25 @@ class Snapshot:
     aliases: pl.DataFrame
     conflicts: pl.DataFrame
     fit: dict[str, Any]
+    residuals: pl.DataFrame | None = None  # leave-one-out check of every fitted cell
 
     @property
     def version(self) -> str:
         return str(self.manifest["version"])
+
+
+def listed_files(manifest: dict[str, Any], where: object) -> list[str]:
+    """The data files a manifest lists, in canonical order; every required file, no stranger."""
+    files = manifest.get("files")
+    names = set(files) if isinstance(files, dict) else set()
+    missing = sorted(set(DATA_FILES) - names)
+    unknown = sorted(names - set(DATA_FILES) - set(OPTIONAL_FILES))
+    if missing or unknown:
+        raise SnapshotError(
+            f"{where}: manifest lists {sorted(names)}; expected {list(DATA_FILES)} plus "
+            f"optionally {list(OPTIONAL_FILES)} (missing {missing}, unknown {unknown})"
+        )
+    return [name for name in (*DATA_FILES, *OPTIONAL_FILES) if name in names]
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
@@ -126,11 +144,8 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 def verify(directory: Path) -> dict[str, Any]:
     """Check every data file against the manifest; raise on any difference (tampering)."""
     manifest = read_manifest(directory)
-    recorded: dict[str, str] = manifest.get("files", {})
-    if set(recorded) != set(DATA_FILES):
-        raise SnapshotError(
-            f"{directory}: manifest lists {sorted(recorded)}, expected {DATA_FILES}"
-        )
+    listed_files(manifest, directory)
+    recorded: dict[str, str] = manifest["files"]
     for name, expected in recorded.items():
         path = directory / name
         if not path.is_file():
@@ -157,4 +172,9 @@ def load_snapshot(directory: Path) -> Snapshot:
         aliases=pl.read_parquet(directory / "aliases.parquet"),
         conflicts=pl.read_parquet(directory / "conflicts.parquet"),
         fit=json.loads((directory / "fit.json").read_text("utf-8")),
+        residuals=(
+            pl.read_parquet(directory / "residuals.parquet")
+            if "residuals.parquet" in manifest["files"]
+            else None
+        ),
     )

@@ -38,12 +38,12 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from predictor.paths import benchpress_home
 from predictor.snapshots import (
-    DATA_FILES,
     FORMAT_VERSION,
     MANIFEST,
     VERSION_PATTERN,
     SnapshotError,
     list_versions,
+    listed_files,
     read_manifest,
     resolve_version,
     verify,
@@ -236,17 +236,18 @@ class LocalStore(SnapshotStore):
         return read_manifest(self.root / check_version(version))
 
     def publish_dir(self, local_version_dir: Path) -> str:
-        version, _ = _publishable(local_version_dir)
+        version, manifest = _publishable(local_version_dir)
+        files = listed_files(manifest, local_version_dir)
         target = self.root / version
         if target.exists():
             raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
         self.root.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".publishing-{version}-", dir=self.root))
         try:
-            for name in [*DATA_FILES, MANIFEST]:  # manifest last, as in the remote stores
+            for name in [*files, MANIFEST]:  # manifest last, as in the remote stores
                 shutil.copyfile(local_version_dir / name, scratch / name)
             verify(scratch)
-            for name in [*DATA_FILES, MANIFEST]:
+            for name in [*files, MANIFEST]:
                 (scratch / name).chmod(0o444)
             scratch.chmod(0o755)
             os.rename(scratch, target)  # atomic; fails if the version appeared meanwhile
@@ -326,9 +327,7 @@ class RemoteStore(SnapshotStore):
             raise SnapshotError(
                 f"{self.uri}: {version}/{MANIFEST} describes version {manifest.get('version')!r}"
             )
-        files = manifest.get("files")
-        if not isinstance(files, dict) or set(files) != set(DATA_FILES):
-            raise SnapshotError(f"{self.uri}: manifest of {version} does not list {DATA_FILES}")
+        listed_files(manifest, f"{self.uri}: {version}")
         return manifest
 
     def fetch(self, version: str) -> Path:
@@ -356,7 +355,7 @@ class RemoteStore(SnapshotStore):
             except _Missing:
                 raise SnapshotError(self._not_found(version)) from None
             manifest = self._parse_manifest(raw, version)
-            for name in DATA_FILES:
+            for name in listed_files(manifest, f"{self.uri}: {version}"):
                 with (scratch / name).open("wb") as sink:
                     try:
                         actual = self._copy(f"{version}/{name}", sink, MAX_FILE_BYTES)
@@ -407,10 +406,11 @@ class RemoteStore(SnapshotStore):
     def publish_dir(self, local_version_dir: Path) -> str:
         if not self.writable:
             raise SnapshotError(f"{self.uri} is a read-only snapshot store")
-        version, _ = _publishable(local_version_dir)
+        version, manifest = _publishable(local_version_dir)
         if self._exists(f"{version}/{MANIFEST}"):
             raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
-        for name in DATA_FILES:  # data first: readers only trust a version with a manifest
+        # data first: readers only trust a version with a manifest
+        for name in listed_files(manifest, local_version_dir):
             self._put_data(f"{version}/{name}", local_version_dir / name)
         try:
             self._put(f"{version}/{MANIFEST}", local_version_dir / MANIFEST, create=True)

@@ -26,6 +26,7 @@ from predictor.snapshots import (
     SnapshotError,
     content_hash,
     list_versions,
+    listed_files,
     read_manifest,
     sha256_file,
     verify,
@@ -42,6 +43,7 @@ class SnapshotTables:
     aliases: pl.DataFrame
     conflicts: pl.DataFrame
     fit: dict[str, Any]
+    residuals: pl.DataFrame | None = None  # leave-one-out check of every fitted cell
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
@@ -60,7 +62,11 @@ def write_tables(tables: SnapshotTables, directory: Path) -> dict[str, str]:
     (directory / "fit.json").write_text(
         json.dumps(tables.fit, sort_keys=True, separators=(",", ":")), "utf-8"
     )
-    return {name: sha256_file(directory / name) for name in DATA_FILES}
+    names = list(DATA_FILES)
+    if tables.residuals is not None:
+        _write_parquet(tables.residuals, directory / "residuals.parquet")
+        names.append("residuals.parquet")
+    return {name: sha256_file(directory / name) for name in names}
 
 
 def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> tuple[str, Path]:
@@ -92,7 +98,7 @@ def next_version(store: Path, today: date) -> str:
 
 def _seal(version_dir: Path) -> None:
     """Published files are read-only (immutability is also checked by hash on every load)."""
-    for name in [*DATA_FILES, MANIFEST]:
+    for name in [*listed_files(read_manifest(version_dir), version_dir), MANIFEST]:
         path = version_dir / name
         if path.stat().st_mode & 0o222:
             with contextlib.suppress(PermissionError):  # someone else's store: leave it
@@ -133,7 +139,7 @@ def publish(
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir()
-    for name in DATA_FILES:
+    for name in listed_files(draft, staged):
         shutil.copyfile(staged / name, scratch / name)
     manifest = {
         **draft,

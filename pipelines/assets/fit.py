@@ -12,7 +12,7 @@ from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import fit_params, parse_accepted
-from pipelines.stages.figures import fit_figures_and_plots, staged_drift
+from pipelines.stages.figures import fit_figures_and_plots, staged_drift, suspicious_summary
 from pipelines.stages.fit import fit_matrix
 from pipelines.stages.snapshot import snapshot_tables, stage_snapshot
 from warehouse.remote import sync_store
@@ -43,6 +43,8 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
     fit = fit_matrix(cells, scale_of, params)
     figures, plots = fit_figures_and_plots(fit, params)
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
+    suspicious, suspicious_table = suspicious_summary(tables.residuals)
+    figures.update(suspicious)
     digest, path = stage_snapshot(tables, warehouse.staging_dir, params, figures)
     drift = staged_drift(path, warehouse.store_dir)
     with warehouse.connect() as con:
@@ -67,6 +69,7 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
             "fit_params": dg.MetadataValue.json(vars(params)),
             "drift": dg.MetadataValue.json(drift or {"against": None}),
             **{name: dg.MetadataValue.md(markdown) for name, markdown in plots.items()},
+            "suspicious_scores": dg.MetadataValue.md(suspicious_table),
         }
     )
 

@@ -6,12 +6,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from pipelines import plots
 from pipelines.stages.fit import FitParams, FitResult
 from pipelines.stages.quality import complete_submatrix_shares, holdout_error
 from predictor.drift import benchmark_loadings, drift_figures
 from predictor.snapshots import SnapshotError, list_versions, load_snapshot
+from predictor.trust.suspicious import DEFAULT_THRESHOLD, above_threshold
+
+SUSPICIOUS_SHOWN = 15  # rows of the suspicious-cells table in the asset metadata
 
 
 def fit_figures_and_plots(
@@ -26,7 +30,13 @@ def fit_figures_and_plots(
     actual, predicted = holdout.pop("holdout_pairs")
     figures = {**fit.figures, **complete_submatrix_shares(fit.values, fit.scales), **holdout}
     loadings = benchmark_loadings(fit.completer.z_pred_)
+    observed_z = np.where(
+        fit.completer.observed_, fit.completer.transform_.transform(fit.values), np.nan
+    )
     pictures = {
+        "plot_matrix_heatmap": plots.markdown_image(
+            plots.matrix_heatmap_plot(observed_z, fit.completer.z_pred_), "score matrix heatmap"
+        ),
         "plot_spectrum": plots.markdown_image(
             plots.spectrum_plot(fit.figures["singular_values"]), "spectrum"
         ),
@@ -38,6 +48,39 @@ def fit_figures_and_plots(
         ),
     }
     return figures, pictures
+
+
+def suspicious_summary(residuals: pl.DataFrame) -> tuple[dict[str, Any], str]:
+    """Count of cells beyond the default |z| threshold and a markdown table of the worst ones.
+
+    Leaderboard strings are escaped for markdown (pipes, brackets, backticks, newlines) since
+    Dagster renders this table.
+    """
+    flagged = above_threshold(residuals, DEFAULT_THRESHOLD)
+    figures = {
+        "suspicious_cells": flagged.height,
+        "suspicious_threshold_z": DEFAULT_THRESHOLD,
+    }
+    lines = [
+        "| model | benchmark | observed | leave-one-out prediction | z | source |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for row in flagged.head(SUSPICIOUS_SHOWN).iter_rows(named=True):
+        lines.append(
+            f"| {_md(row['model_id'])} | {_md(row['benchmark_id'])} | {row['observed']:.1f} | "
+            f"{row['predicted']:.1f} | {row['z']:+.1f} | {_md(row.get('source') or '')} |"
+        )
+    if flagged.height > SUSPICIOUS_SHOWN:
+        lines.append(f"\n{flagged.height - SUSPICIOUS_SHOWN} more in the snapshot's residuals")
+    return figures, "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    """Plain text for a markdown table cell."""
+    out = str(text).replace("\\", "\\\\").replace("\n", " ").replace("\r", " ")
+    for ch in "|[]`*_<>":
+        out = out.replace(ch, "\\" + ch)
+    return out
 
 
 def staged_drift(staged: Path, store: Path) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ import polars as pl
 from pipelines.identity.registry import Registry
 from pipelines.stages.fit import FitParams, FitResult
 from predictor.fitted_state import export_state
+from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import SnapshotTables, stage
 
 
@@ -109,6 +110,9 @@ def snapshot_tables(
         aliases=alias_table(normalized),
         conflicts=conflicts,
         fit=fit_doc,
+        residuals=residual_table(
+            fit.values, fit.model_ids, fit.benchmark_ids, fit.completer, cells
+        ),
     )
 
 

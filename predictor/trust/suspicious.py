@@ -81,40 +81,62 @@ def flag_suspicious(
     return res.filter(pl.col("z").abs() > threshold).sort(pl.col("z").abs(), descending=True)
 
 
-_CACHE: dict[tuple[str, float], pl.DataFrame] = {}
+def residual_table(
+    values: np.ndarray,
+    model_ids: Sequence[str],
+    benchmark_ids: Sequence[str],
+    completer: BayesianCompleter,
+    cells: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Every fitted cell's leave-one-out check with ids (and its source when `cells` has one).
+
+    This is what a snapshot stores as `residuals.parquet`; suspicious cells are its rows with
+    |z| above a threshold. Sorted by model and benchmark so the same fit gives the same bytes.
+    """
+    res = loo_residuals(values, completer=completer)
+    frame = res.select(
+        pl.col("model").replace_strict(range(len(model_ids)), list(model_ids)).alias("model_id"),
+        pl.col("benchmark")
+        .replace_strict(range(len(benchmark_ids)), list(benchmark_ids))
+        .alias("benchmark_id"),
+        "observed",
+        "predicted",
+        "z",
+    )
+    if cells is not None and "source" in cells.columns:
+        sources = cells.select("model_id", "benchmark_id", "source").unique(
+            ["model_id", "benchmark_id"], keep="first", maintain_order=True
+        )
+        frame = frame.join(sources, on=["model_id", "benchmark_id"], how="left")
+    return frame.sort("model_id", "benchmark_id")
+
+
+def above_threshold(residuals: pl.DataFrame, threshold: float) -> pl.DataFrame:
+    """Rows with |z| > threshold, most extreme first (ties by model, benchmark)."""
+    if not threshold > 0:
+        raise ValueError(f"threshold must be > 0, got {threshold}")
+    return residuals.filter(pl.col("z").abs() > threshold).sort(
+        pl.col("z").abs(), "model_id", "benchmark_id", descending=[True, False, False]
+    )
+
+
+_CACHE: dict[str, pl.DataFrame] = {}
 
 
 def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
     """Flagged cells of a snapshot, with model and benchmark ids and the cell's source.
 
-    Read from the snapshot when it carries a `suspicious` table, else computed against the
-    snapshot's fitted completer and cached per (snapshot content, threshold) in this process.
+    Read from the snapshot's stored `residuals.parquet` (written at publish time); snapshots
+    published before it existed are checked against their fitted completer on first use and
+    cached per snapshot content in this process.
     """
-    stored = getattr(bp.snapshot, "suspicious", None)
-    if isinstance(stored, pl.DataFrame):
-        return stored.filter(pl.col("z").abs() > threshold)
-    key = (str(bp.manifest.get("content_hash") or bp.version), float(threshold))
-    if key not in _CACHE:
-        values = bp._dense(bp.fit_models_, bp.fit_benchmarks_)
-        flagged = flag_suspicious(values, [], threshold, completer=bp.completer_)
-        models = pl.Series(bp.fit_models_)
-        benches = pl.Series(bp.fit_benchmarks_)
-        frame = flagged.with_columns(
-            pl.col("model")
-            .map_elements(lambda i: models[i], return_dtype=pl.String)
-            .alias("model_id"),
-            pl.col("benchmark")
-            .map_elements(lambda j: benches[j], return_dtype=pl.String)
-            .alias("benchmark_id"),
-        ).select("model_id", "benchmark_id", "observed", "predicted", "z")
-        cells = bp.snapshot.cells
-        if "source" in cells.columns:
-            frame = frame.join(
-                cells.select("model_id", "benchmark_id", "source").unique(
-                    ["model_id", "benchmark_id"], keep="first"
-                ),
-                on=["model_id", "benchmark_id"],
-                how="left",
+    stored = bp.snapshot.residuals
+    if stored is None:
+        key = str(bp.manifest.get("content_hash") or bp.version)
+        if key not in _CACHE:
+            values = bp._dense(bp.fit_models_, bp.fit_benchmarks_)
+            _CACHE[key] = residual_table(
+                values, bp.fit_models_, bp.fit_benchmarks_, bp.completer_, bp.snapshot.cells
             )
-        _CACHE[key] = frame
-    return _CACHE[key]
+        stored = _CACHE[key]
+    return above_threshold(stored, threshold)

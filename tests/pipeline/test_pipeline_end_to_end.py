@@ -81,6 +81,20 @@ def test_every_stage_has_its_rows(refreshed) -> None:
     assert manifest["counts"]["cells"] == distinct
     assert manifest["quality"]["variance_share_top2"] > 0.6
 
+    # What the Dagster UI shows on the factorization: plots as inline PNGs, suspicious cells.
+    import dagster as dg
+
+    from predictor.paths import dagster_home
+
+    with dg.DagsterInstance.from_config(str(dagster_home(home))) as instance:
+        event = instance.get_latest_materialization_event(dg.AssetKey("factorization"))
+        metadata = event.asset_materialization.metadata
+    for plot in ("spectrum", "benchmark_loadings", "predicted_vs_observed", "matrix_heatmap"):
+        assert metadata[f"plot_{plot}"].value.startswith("![")
+        assert "data:image/png;base64," in metadata[f"plot_{plot}"].value
+    assert metadata["suspicious_cells"].value == manifest["quality"]["suspicious_cells"] > 0
+    assert metadata["suspicious_scores"].value.startswith("| model | benchmark |")
+
 
 def test_a_second_refresh_is_cheap_and_publishes_nothing_new(refreshed) -> None:
     home, first, mirror = refreshed

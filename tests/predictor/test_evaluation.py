@@ -20,6 +20,7 @@ from predictor.evaluation import (
     Method,
     column_mean_baseline,
     evaluate_methods,
+    format_interval_table,
     format_table,
     load_folds,
     load_paper_matrix,
@@ -163,3 +164,26 @@ def test_evaluate_command_writes_json(tmp_path, capsys):
     with pytest.raises(ValueError, match="unknown method"):
         args = parser.parse_args(["evaluate", "--quick", "--no-probe", "--methods", "nope"])
         args.func(args)
+
+
+def test_holdout_reports_coverage_and_width_at_each_level():
+    """`benchpress evaluate` shows 50/80/90/95% coverage and width; they must nest and agree."""
+    values, _, _, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
+    fold = load_folds(DEFAULT_FOLDS_PATH)[0]
+    run = run_holdout(values, scales, [fold], complete_matrix)
+    row = run.per_fold.row(0, named=True)
+    widths = [row[f"median_width_{k}"] for k in ("50", "80", "90", "95")]
+    coverages = [row[f"coverage_{k}"] for k in ("50", "80", "90", "95")]
+    assert widths == sorted(widths) and widths[0] > 0
+    assert coverages == sorted(coverages)
+    # The 90% figures equal the completion's own interval at its default level (0.9).
+    assert row["coverage_90"] == pytest.approx(row["coverage"])
+    assert row["median_width_90"] == pytest.approx(row["median_width"])
+    for level, cov in zip((0.5, 0.8, 0.9, 0.95), coverages, strict=True):
+        assert abs(cov - level) < 0.08, (level, cov)
+    baseline = run_holdout(values, scales, [fold], column_mean_baseline).per_fold.row(0, named=True)
+    assert np.isnan(baseline["coverage_50"]) and np.isfinite(baseline["coverage"])
+    summary = summarize_errors(run.per_fold)
+    assert summary["median_width_95"] == pytest.approx(widths[-1])
+    table = format_interval_table({"methods": {"ours": {"label": "ours", "holdout": summary}}})
+    assert f"{coverages[0]:.3f} / {widths[0]:5.1f}" in table

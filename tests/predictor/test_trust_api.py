@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from predictor import BenchPress
@@ -88,11 +91,33 @@ def test_select_probes_for_snapshot_with_allowlist(bp: BenchPress) -> None:
     assert sel.errors[1] <= sel.errors[0]
 
 
-def test_suspicious_scores_cached(bp: BenchPress) -> None:
+def test_suspicious_scores_are_stored_in_the_snapshot_and_match_a_recomputation(
+    bp: BenchPress, tmp_path
+) -> None:
+    stored = bp.snapshot.residuals
+    assert stored is not None and "residuals.parquet" in bp.manifest["files"]
+    assert stored.height == int((~np.isnan(bp._dense(bp.fit_models_, bp.fit_benchmarks_))).sum())
     first = suspicious_scores(bp, threshold=5.0)
     assert first.height > 0 and (first["z"].abs() > 5.0).all()
-    assert {"model_id", "benchmark_id", "observed", "predicted", "z"} <= set(first.columns)
-    assert suspicious_scores(bp, threshold=5.0) is first
+    assert list(first.columns) == [
+        "model_id",
+        "benchmark_id",
+        "observed",
+        "predicted",
+        "z",
+        "source",
+    ]
+    assert first["z"].abs().to_list() == sorted(first["z"].abs().to_list(), reverse=True)
+    assert bp.manifest["quality"]["suspicious_cells"] == suspicious_scores(bp).height
+    # An older snapshot without the stored table: same answer, computed on demand.
+    older = dataclasses.replace(bp.snapshot, residuals=None)
+    recomputed = suspicious_scores(BenchPress(older), threshold=5.0)
+    assert recomputed.select("model_id", "benchmark_id").equals(
+        first.select("model_id", "benchmark_id")
+    )
+    assert np.allclose(recomputed["z"].to_numpy(), first["z"].to_numpy())
+    with pytest.raises(ValueError, match="threshold"):
+        suspicious_scores(bp, threshold=0)
 
 
 def test_running_the_target_itself_pins_it(bp: BenchPress) -> None:

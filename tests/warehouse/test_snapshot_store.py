@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import polars as pl
@@ -75,3 +76,28 @@ def test_unknown_and_malformed_versions(tmp_path) -> None:
         resolve_version("../../etc", [tmp_path])
     with pytest.raises(SnapshotError, match="no published snapshot"):
         resolve_version("latest", [tmp_path])
+
+
+def test_residuals_file_is_optional_but_strangers_are_rejected(tmp_path) -> None:
+    store = tmp_path / "store"
+    residuals = pl.DataFrame(
+        {"model_id": ["m1"], "benchmark_id": ["b1"], "observed": [71.5], "predicted": [60.0]}
+    )
+    with_residuals = SnapshotTables(**{**vars(tables()), "residuals": residuals})
+    new = publish(stage(with_residuals, tmp_path / "s1", {})[1], store, date(2026, 11, 30))
+    old = publish(stage(tables(score=5.0), tmp_path / "s2", {})[1], store, date(2026, 11, 30))
+    assert load_snapshot(new.path).residuals.equals(residuals)
+    assert sorted(load_snapshot(new.path).manifest["files"])[-1] == "residuals.parquet"
+    assert load_snapshot(old.path).residuals is None
+    # A manifest listing a file the format does not know is refused, naming the file.
+    manifest_path = old.path / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["files"]["evil.parquet"] = "0" * 64
+    manifest_path.chmod(0o644)
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(SnapshotError, match=r"unknown \['evil.parquet'\]"):
+        verify(old.path)
+    del manifest["files"]["evil.parquet"], manifest["files"]["fit.json"]
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(SnapshotError, match=r"missing \['fit.json'\]"):
+        verify(old.path)
