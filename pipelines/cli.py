@@ -1,17 +1,22 @@
 """Pipeline commands for `benchpress`: refresh, sources, warehouse (entry point
-`benchpress.commands`)."""
+`benchpress.commands`). Output formats and progress bars: `predictor.cli_output`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import polars as pl
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, MODES
 from pipelines.settings import DRIFT_CHECKS, parse_accepted
 from pipelines.sources import SOURCES
+from predictor.cli_output import add_output_options, add_progress_option, emit, progress_bar
+
+EXIT_FAILED = 1
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
@@ -23,16 +28,26 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     if args.wait < 0:
         print("benchpress: error: --wait must be >= 0 seconds", file=sys.stderr)
         return 2
-    try:
-        outcome = run_refresh(
-            mode=args.mode,
-            log_level="DEBUG" if args.verbose else "CRITICAL",
-            accept_drift=args.accept_drift,
-            wait=args.wait,
-        )
-    except RefreshLocked as exc:
-        print(f"benchpress: error: {exc}", file=sys.stderr)
-        return EXIT_LOCKED
+    # a bar over the job's steps; not by default with --verbose (Dagster's log is on stderr)
+    with progress_bar(args, auto=not args.verbose, desc="refresh", unit="step") as bar:
+
+        def on_step(step) -> None:  # pipelines.run.StepProgress
+            bar.update_to(step.done, step.total)
+            if not step.finished:
+                bar.postfix(step.step)
+
+        try:
+            outcome = run_refresh(
+                mode=args.mode,
+                log_level="DEBUG" if args.verbose else "CRITICAL",
+                accept_drift=args.accept_drift,
+                wait=args.wait,
+                progress=on_step if bar.enabled else None,
+            )
+        except RefreshLocked as exc:
+            bar.close()
+            print(f"benchpress: error: {exc}", file=sys.stderr)
+            return EXIT_LOCKED
     for run_id in outcome.recovered_runs:
         print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):
@@ -58,35 +73,65 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     return 0
 
 
+def sources_frame(described: list[dict[str, Any]]) -> pl.DataFrame:
+    """`--csv` of `sources`: `Source.describe()` of every source, one row per URL (`url` in
+    place of the `urls` list, so the table is flat)."""
+    rows = [
+        {("url" if k == "urls" else k): (url if k == "urls" else v) for k, v in source.items()}
+        for source in described
+        for url in source["urls"]
+    ]
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
 def cmd_sources(args: argparse.Namespace) -> int:
     described = [source.describe() for source in SOURCES.values()]
-    if args.json:
-        print(json.dumps({"replay_root": str(DEFAULT_REPLAY_ROOT), "sources": described}, indent=2))
-    else:
+
+    def table() -> None:
         for source in described:
             print(f"{source['id']}: {source['title']}")
             for url in source["urls"]:
                 print(f"    {url}")
         print(f"replay root: {DEFAULT_REPLAY_ROOT}")
+
+    payload = {"replay_root": str(DEFAULT_REPLAY_ROOT), "sources": described}
+    emit(args, sources_frame(described), payload=payload, table=table)
     return 0
+
+
+def stats_frame(stats: dict[str, Any]) -> pl.DataFrame:
+    """`--csv` of `warehouse stats`: one row per source, `source` then its figures as
+    `warehouse.stats.warehouse_stats()["sources"]` gives them (the matrix totals are not
+    per source: they are in --json and the table)."""
+    rows = [{"source": source, **facts} for source, facts in stats["sources"].items()]
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 def cmd_warehouse_stats(args: argparse.Namespace) -> int:
     from warehouse.stats import warehouse_stats
 
     stats = warehouse_stats()
-    if args.json:
-        print(json.dumps(stats, indent=2, default=str))
-    else:
+    if stats["matrix"] is None:
+        print(
+            f"benchpress: error: no warehouse at {stats['warehouse']}; run `benchpress refresh` "
+            "to build it (or set BENCHPRESS_HOME)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+
+    def table() -> None:
         for source, facts in stats["sources"].items():
             print(f"{source}: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
         print(f"matrix: {stats['matrix']}")
+
+    emit(args, stats_frame(stats), payload=stats, table=table)
     return 0
 
 
 def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
     from pipelines.settings import fit_params
     from pipelines.stages.rebuild import rebuild_as_of
+    from predictor.paths import warehouse_path
     from warehouse.db import connect
 
     try:
@@ -96,6 +141,13 @@ def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
         return 2
     if as_of.tzinfo is None:
         as_of = as_of.replace(tzinfo=UTC)
+    if not warehouse_path().exists():  # connect() would create an empty one
+        print(
+            f"benchpress: error: no warehouse at {warehouse_path()}; run `benchpress refresh` "
+            "to build it (or set BENCHPRESS_HOME)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     with connect() as con:
         digest, path = rebuild_as_of(con, as_of, Path(args.out), fit_params())
     print(f"rebuilt the matrix as of {as_of.isoformat()}: {path} (content {digest[:12]})")
@@ -123,16 +175,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="accept failures of these drift checks for an intended change (comma-separated, "
         f"or 'all'): {', '.join(DRIFT_CHECKS)}; recorded in the manifest",
     )
+    add_progress_option(
+        refresh,
+        help="a bar over the job's steps on stderr (default: only when stderr is a terminal "
+        "and without --verbose; --progress forces it, --no-progress turns it off)",
+    )
     refresh.set_defaults(func=cmd_refresh)
 
     sources = sub.add_parser("sources", help="list leaderboard sources and their URLs")
-    sources.add_argument("--json", action="store_true")
+    add_output_options(sources, csv_help="the sources as CSV, one row per URL")
     sources.set_defaults(func=cmd_sources)
 
     warehouse = sub.add_parser("warehouse", help="inspect the DuckDB warehouse")
     wsub = warehouse.add_subparsers(dest="warehouse_command", required=True, metavar="ACTION")
     stats = wsub.add_parser("stats", help="per-source payloads, rows, models, benchmarks")
-    stats.add_argument("--json", action="store_true")
+    add_output_options(stats, csv_help="per-source figures as CSV, one row per source")
     stats.set_defaults(func=cmd_warehouse_stats)
     rebuild = wsub.add_parser(
         "rebuild", help="rebuild the matrix and fit as of a past date from warehouse history"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,17 +38,76 @@ class RefreshOutcome:
     recovered_runs: list[str] = field(default_factory=list)  # runs of a killed refresh, closed
 
 
+@dataclass(frozen=True)
+class StepProgress:
+    """One step of the refresh job started or finished (for a progress bar)."""
+
+    step: str  # step key: the asset (or asset check) being computed
+    finished: bool  # False: it started; True: it succeeded, failed or was skipped
+    done: int  # steps finished so far
+    total: int  # steps in the job
+
+
+StepCallback = Callable[[StepProgress], None]
+_STEP_DONE = {
+    dg.DagsterEventType.STEP_SUCCESS,
+    dg.DagsterEventType.STEP_FAILURE,
+    dg.DagsterEventType.STEP_SKIPPED,
+}
+
+
+def execute_with_progress(
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    progress: StepCallback | None = None,
+    **kwargs,
+) -> dg.ExecuteInProcessResult:
+    """`job.execute_in_process(instance=instance, **kwargs)`, telling `progress` as each step
+    starts and finishes.
+
+    Steps are observed through `DagsterInstance.add_event_listener` for the run's id (each
+    event as the in-process executor stores it), so the job itself is unchanged (no hooks, no
+    extra events). A callback that raises is dropped; it never fails the run."""
+    if progress is None or not hasattr(instance, "add_event_listener"):
+        return job.execute_in_process(instance=instance, **kwargs)
+    run_id = kwargs.pop("run_id", None) or str(uuid.uuid4())
+    total = len(job.graph.nodes)  # one step per op node in an asset job
+    finished: set[str] = set()
+    live = [progress]
+
+    def listen(entry) -> None:
+        event = entry.dagster_event
+        if not live or event is None or event.step_key is None:
+            return
+        if event.event_type == dg.DagsterEventType.STEP_START:
+            update = StepProgress(event.step_key, False, len(finished), total)
+        elif event.event_type in _STEP_DONE:
+            finished.add(event.step_key)
+            update = StepProgress(event.step_key, True, len(finished), total)
+        else:
+            return
+        try:
+            live[0](update)
+        except Exception:  # a progress bar must not break a refresh
+            live.clear()
+
+    instance.add_event_listener(run_id, listen)
+    return job.execute_in_process(instance=instance, run_id=run_id, **kwargs)
+
+
 def run_refresh(
     mode: str | None = None,
     home: Path | None = None,
     log_level: str = "CRITICAL",
     accept_drift: str | None = None,
     wait: float = 0.0,
+    progress: StepCallback | None = None,
 ) -> RefreshOutcome:
     """Materialize the whole graph once; report what was published and what stopped it.
 
     One refresh per home at a time: raises `pipelines.locking.RefreshLocked` (naming the
-    holder) when another one still runs after `wait` seconds."""
+    holder) when another one still runs after `wait` seconds. `progress` (optional) is
+    called as each step starts and finishes (`StepProgress`)."""
     from pipelines.definitions import defs
     from pipelines.resources import default_resources
 
@@ -57,8 +118,10 @@ def run_refresh(
         dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance,
     ):
         recovered = recover_abandoned_runs(instance)  # a killed refresh's runs hold pool slots
-        result = job.execute_in_process(
-            instance=instance,
+        result = execute_with_progress(
+            job,
+            instance,
+            progress,
             resources=default_resources(home, mode, accept_drift),
             run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
             raise_on_error=False,

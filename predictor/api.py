@@ -224,11 +224,15 @@ class BenchPress:
         }
 
     # ------------------------------------------------------ trust (predictor.trust)
-    def select_probes(self, k=5, budget=None, targets=None, allowlist=None, costs=None):
-        """Greedy probe set for this snapshot; see `predictor.trust.probes`."""
+    def select_probes(
+        self, k=5, budget=None, targets=None, allowlist=None, costs=None, progress=None
+    ):
+        """Greedy probe set for this snapshot; see `predictor.trust.probes`.
+
+        `progress(done, total)` is called as candidates are scored (for a progress bar)."""
         from predictor.trust.probes import select_probes_for
 
-        return select_probes_for(self, k, budget, targets, allowlist, costs)
+        return select_probes_for(self, k, budget, targets, allowlist, costs, progress)
 
     def compare_models(self, probes, target_benchmarks, names=None, level=0.9):
         """Per-benchmark predicted order with P(A > B) and tie groups."""

@@ -10,9 +10,13 @@ import sys
 import warnings
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from typing import Any
+
+import polars as pl
 
 from predictor import cli_app, cli_evaluate, cli_trust
 from predictor.api import BenchPress, predictions_frame
+from predictor.cli_output import CommandError, add_output_options, emit, print_table
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import SnapshotError, default_stores
 from predictor.stores import SnapshotStore, StoreUnreachable, open_store
@@ -20,10 +24,7 @@ from predictor.stores import SnapshotStore, StoreUnreachable, open_store
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 EXIT_USAGE = 2
 EXIT_FAILED = 1
-
-
-class CommandError(Exception):
-    """A user-facing failure: printed as `benchpress: error: ...` with a non-zero exit."""
+EXIT_INTERRUPTED = 130
 
 
 def parse_scores(text: str) -> dict[str, float]:
@@ -46,16 +47,6 @@ def parse_scores(text: str) -> dict[str, float]:
     return scores
 
 
-def print_table(rows: list[dict[str, object]], columns: Sequence[str]) -> None:
-    def cell(value: object) -> str:
-        return f"{value:.1f}" if isinstance(value, float) else str(value)
-
-    widths = {c: max([len(c), *(len(cell(r[c])) for r in rows)]) for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns))
-    for row in rows:
-        print("  ".join(cell(row[c]).ljust(widths[c]) for c in columns))
-
-
 def _store_args(args: argparse.Namespace) -> list[SnapshotStore]:
     """`--store` (a directory or an s3:// / https:// URI), else the default local stores."""
     if getattr(args, "store", None):
@@ -74,29 +65,41 @@ def _listed_versions(store: SnapshotStore) -> list[str]:
 def cmd_predict(args: argparse.Namespace) -> int:
     bp = BenchPress.load(args.version, store=args.store)
     predictions = bp.predict(parse_scores(args.scores), level=args.level)
-    frame = predictions_frame(predictions).sort("benchmark")
-    if args.json:
+    frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
+    shown = frame.sort("benchmark")
+
+    def table() -> None:
         print(
-            json.dumps(
-                {"version": bp.version, "level": args.level, "predictions": frame.to_dicts()},
-                indent=2,
-            )
+            f"snapshot {bp.version}: {len(predictions)} benchmarks, "
+            f"{int(args.level * 100)}% intervals"
         )
-        return 0
-    print(
-        f"snapshot {bp.version}: {len(predictions)} benchmarks, {int(args.level * 100)}% intervals"
-    )
-    rows = [
-        {**r, "±": r["confidence"], "kind": "probe" if r["observed"] else "predicted"}
-        for r in frame.to_dicts()
-    ]
-    print_table(rows, ["benchmark", "score", "low", "high", "±", "kind"])
+        rows = [
+            {**r, "±": r["confidence"], "kind": "probe" if r["observed"] else "predicted"}
+            for r in shown.to_dicts()
+        ]
+        print_table(rows, ["benchmark", "score", "low", "high", "±", "kind"])
+
+    payload = {"version": bp.version, "level": args.level, "predictions": shown.to_dicts()}
+    emit(args, frame, payload=payload, table=table)
     return 0
 
 
-def cmd_snapshots_list(args: argparse.Namespace) -> int:
+SNAPSHOT_LIST_SCHEMA = {
+    "version": pl.String,
+    "models": pl.Int64,
+    "benchmarks": pl.Int64,
+    "cells": pl.Int64,
+    "content_hash": pl.String,
+    "parent": pl.String,
+    "cached": pl.Boolean,
+    "store": pl.String,
+}
+
+
+def snapshot_rows(stores: Sequence[SnapshotStore]) -> list[dict[str, object]]:
+    """One row per published version in each store (what `snapshots list` prints)."""
     rows = []
-    for store in _store_args(args):
+    for store in stores:
         cached = set(store.cached_versions())
         for version in _listed_versions(store):
             manifest = store.read_manifest(version)
@@ -113,15 +116,22 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
                     "store": store.uri,
                 }
             )
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    elif rows:
-        columns = ["version", "models", "benchmarks", "cells", "content_hash", "parent"]
-        print_table(rows, [*columns, "cached", "store"])
-    elif args.store:
-        print(f"no snapshots found in {args.store}")
-    else:
-        print("no snapshots published yet; run `benchpress refresh`")
+    return rows
+
+
+def cmd_snapshots_list(args: argparse.Namespace) -> int:
+    rows = snapshot_rows(_store_args(args))
+
+    def table() -> None:
+        if rows:
+            columns = ["version", "models", "benchmarks", "cells", "content_hash", "parent"]
+            print_table(rows, [*columns, "cached", "store"])
+        elif args.store:
+            print(f"no snapshots found in {args.store}")
+        else:
+            print("no snapshots published yet; run `benchpress refresh`")
+
+    emit(args, pl.DataFrame(rows, schema=SNAPSHOT_LIST_SCHEMA), payload=rows, table=table)
     return 0
 
 
@@ -156,13 +166,36 @@ def snapshot_diff(old: BenchPress, new: BenchPress) -> dict[str, object]:
     }
 
 
+DIFF_CHANGES = (
+    ("models_added", "model", "added"),
+    ("models_removed", "model", "removed"),
+    ("benchmarks_added", "benchmark", "added"),
+    ("benchmarks_removed", "benchmark", "removed"),
+)
+
+
+def diff_frame(diff: dict[str, Any]) -> pl.DataFrame:
+    """The tabular part of `snapshot_diff`: one row per model or benchmark added or removed.
+
+    The drift figures (cell counts, principal angles, held-out error, prediction shift) are
+    scalars and short lists, not rows: they are in `--json` and the human output only."""
+    rows = [
+        {"kind": kind, "change": change, "name": name}
+        for key, kind, change in DIFF_CHANGES
+        for name in diff[key]
+    ]
+    return pl.DataFrame(rows, schema={"kind": pl.String, "change": pl.String, "name": pl.String})
+
+
 def cmd_snapshots_diff(args: argparse.Namespace) -> int:
     old = BenchPress.load(args.old, store=args.store)
     new = BenchPress.load(args.new, store=args.store)
     diff = snapshot_diff(old, new)
-    if args.json:
-        print(json.dumps(diff, indent=2, default=str))
-        return 0
+    emit(args, diff_frame(diff), payload=diff, table=lambda: _print_diff(diff))
+    return 0
+
+
+def _print_diff(diff: dict[str, Any]) -> None:
     drift = diff["drift"]
     print(f"{diff['from']} -> {diff['to']}")
     for key in ("models_added", "models_removed", "benchmarks_added", "benchmarks_removed"):
@@ -179,7 +212,6 @@ def cmd_snapshots_diff(args: argparse.Namespace) -> int:
         )
     shift = drift["prediction_shift"]
     print(f"  reference prediction shift: median {shift['median']:.2f}, p90 {shift['p90']:.2f}")
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -194,14 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
     predict.add_argument("--store", help=STORE_HELP)
     predict.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
-    predict.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output_options(predict)
     predict.set_defaults(func=cmd_predict)
 
     snapshots = sub.add_parser("snapshots", help="published matrix snapshots")
     snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
     listing = snap_sub.add_parser("list", help="list published versions")
     listing.add_argument("--store", help=STORE_HELP)
-    listing.add_argument("--json", action="store_true")
+    add_output_options(listing)
     listing.set_defaults(func=cmd_snapshots_list)
     show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
     show.add_argument("version", nargs="?", default="latest")
@@ -215,7 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("old")
     diff.add_argument("new")
     diff.add_argument("--store", help=STORE_HELP)
-    diff.add_argument("--json", action="store_true")
+    add_output_options(
+        diff,
+        csv_help="models and benchmarks added or removed as CSV (kind,change,name); the drift "
+        "figures are in --json",
+    )
     diff.set_defaults(func=cmd_snapshots_diff)
 
     cli_app.register(sub)  # `benchpress app`: the local web page
@@ -245,9 +281,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("benchpress: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError) as exc:
         print(f"benchpress: error: {exc}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, CommandError | UnknownNameError) else EXIT_FAILED
+    except OSError as exc:  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
+        print(f"benchpress: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

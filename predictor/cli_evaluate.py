@@ -4,6 +4,7 @@ baseline, side by side on the BenchPress paper matrix and its fold file.
 Wired into `benchpress` by `register(subparsers)`. The reference recipe is the plain loop port in
 `benchmarks/reference_recipe.py` when the repository checkout has it (the yardstick for the
 speed comparison), else the vectorised `LowRankCompleter` with the same recipe.
+`--csv` prints `summary_frame(results)`: one row per method with its held-out and probe figures.
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 
+from predictor.cli_output import (
+    TABLE,
+    add_output_options,
+    add_progress_option,
+    emit,
+    output_format,
+    progress_bar,
+)
 from predictor.completion import complete_matrix
 from predictor.evaluation import (
     DEFAULT_FOLDS_PATH,
@@ -47,6 +57,9 @@ TARGETS = {
     "probe_medae_hidden_max": 4.0,
     "ranking_accuracy_min": 0.94,
     "speedup_vs_reference_min": 10.0,
+    "coverage90_min": 0.88,  # trust issue: 90% intervals cover 0.88-0.92 of held-out cells
+    "coverage90_max": 0.92,
+    "median_width90_max": 15.0,  # ... at a median width of at most 15 points
 }
 
 
@@ -91,6 +104,12 @@ def check_targets(results: dict, ours: str = "ours", reference: str = "reference
         ("held-out MedAE", h["medae"], "<=", TARGETS["holdout_medae_max"]),
         ("ranking accuracy", h["ranking_accuracy"], ">=", TARGETS["ranking_accuracy_min"]),
     ]
+    if np.isfinite(h.get("coverage_90", float("nan"))):
+        rows += [
+            ("90% coverage, at least", h["coverage_90"], ">=", TARGETS["coverage90_min"]),
+            ("90% coverage, at most", h["coverage_90"], "<=", TARGETS["coverage90_max"]),
+            ("90% median width", h["median_width_90"], "<=", TARGETS["median_width90_max"]),
+        ]
     if "probe" in methods[ours]:
         rows.append(
             (
@@ -144,22 +163,31 @@ def run(args: argparse.Namespace) -> dict:
         probe_models = list(range(0, values.shape[0], QUICK_PROBE_STRIDE))
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
     methods = build_methods(names, data_path, args.level, args.seed)
+    probes = () if args.no_probe else PAPER_PROBES
 
-    def progress(message: str) -> None:
-        if not args.json:
-            print(f"... {message}", file=sys.stderr, flush=True)
+    with progress_bar(args, desc="evaluate", unit="fit") as bar:
 
-    start = time.perf_counter()
-    results = evaluate_methods(
-        values,
-        scales,
-        benchmark_ids,
-        folds,
-        methods,
-        probes=() if args.no_probe else PAPER_PROBES,
-        probe_models=probe_models,
-        progress=progress,
-    )
+        def on_fit(phase: str, method: str, done: int, total: int) -> None:
+            bar.update_to(done, total)
+
+        def progress(message: str) -> None:
+            if bar.enabled:
+                bar.describe(message.partition(":")[0])  # "held-out", "probes"
+            elif output_format(args) == TABLE:
+                print(f"... {message}", file=sys.stderr, flush=True)
+
+        start = time.perf_counter()
+        results = evaluate_methods(
+            values,
+            scales,
+            benchmark_ids,
+            folds,
+            methods,
+            probes=probes,
+            probe_models=probe_models,
+            progress=progress,
+            on_fit=on_fit if bar.enabled else None,
+        )
     results["protocol"].update(
         {
             "data": _display_path(data_path),
@@ -179,6 +207,21 @@ def run(args: argparse.Namespace) -> dict:
     return results
 
 
+def summary_frame(results: dict) -> pl.DataFrame:
+    """One row per method (`--csv`): `method`, `label`, then every figure of its held-out
+    summary as `holdout_<name>` and of its probe summary as `probe_<name>`, as in the
+    `evaluate_methods` results (per-fold rows and targets are in the JSON only)."""
+    rows = []
+    for name, entry in results["methods"].items():
+        row: dict[str, Any] = {"method": name, "label": entry["label"]}
+        for part in ("holdout", "probe"):
+            for key, value in entry.get(part, {}).items():
+                if value is None or isinstance(value, bool | int | float | str):
+                    row[f"{part}_{key}"] = value
+        rows.append(row)
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
 def _display_path(path: Path) -> str:
     """Repository-relative when inside the checkout, so outputs carry no machine paths."""
     try:
@@ -188,22 +231,24 @@ def _display_path(path: Path) -> str:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if args.out and Path(args.out).is_dir():  # fail before minutes of fitting, not after
+        raise ValueError(f"--out {args.out} is a directory; give the path of a JSON file")
     results = run(args)
-    text = json.dumps(results, indent=2)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text + "\n")
-    if args.json:
-        print(text)
-        return 0
-    print(format_table(results))
-    ours = results["methods"].get("ours")
-    if ours is not None and results["targets"]:
-        print()
-        print(format_targets(results["targets"], ours["label"]))
-    if args.out:
-        print(f"\nwrote {args.out}")
+        out.write_text(json.dumps(results, indent=2) + "\n")
+
+    def table() -> None:
+        print(format_table(results))
+        ours = results["methods"].get("ours")
+        if ours is not None and results["targets"]:
+            print()
+            print(format_targets(results["targets"], ours["label"]))
+        if args.out:
+            print(f"\nwrote {args.out}")
+
+    emit(args, summary_frame(results), payload=results, table=table)
     return 0
 
 
@@ -227,8 +272,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-probe", action="store_true", help="skip the probe protocol")
     parser.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
     parser.add_argument("--seed", type=int, default=0, help="random_state of our method")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_output_options(
+        parser,
+        json_help="print the results as JSON",
+        csv_help="one row per method (held-out and probe figures) as CSV",
+    )
     parser.add_argument("--out", help="also write the JSON results to this file")
+    add_progress_option(parser)
 
 
 def register(subparsers: Any) -> None:

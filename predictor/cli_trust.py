@@ -1,15 +1,26 @@
 """`benchpress compare | probes | next | suspicious`: trustworthy-answer commands.
 
-Wired into `benchpress` by `register(subparsers)`; every command prints a table, or JSON with
-`--json`. Helpers of `predictor.cli` are imported inside the commands (cli imports this
-module at load time).
+Wired into `benchpress` by `register(subparsers)`; every command prints a table, JSON with
+`--json` or, with `--csv`, the frame the Python API returns (`predictor.cli_output.emit`).
+Helpers of `predictor.cli` are imported inside the commands (cli imports this module at load
+time).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
+
+from predictor.cli_output import (
+    CommandError,
+    add_output_options,
+    add_progress_option,
+    emit,
+    frame_rows,
+    positive_float,
+    positive_int,
+    print_frame,
+    progress_bar,
+)
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 TARGETS_HELP = "a profile (coding_assistant, chat, reasoning, general_assistant) or name,name,..."
@@ -29,29 +40,6 @@ def _targets(text: str | None):
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def _dump(payload) -> None:
-    print(json.dumps(payload, indent=2, default=_clean))
-
-
-def _rows(frame) -> list[dict]:
-    return [{k: _clean(v) for k, v in r.items()} for r in frame.to_dicts()]
-
-
-def _table(rows, columns) -> None:
-    from predictor.cli import print_table
-
-    if rows:
-        print_table([{c: ("" if r[c] is None else r[c]) for c in columns} for r in rows], columns)
-    else:
-        print("(nothing)")
-
-
 def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
     """`NAME:bench=1,bench=2` or `bench=1,bench=2`."""
     from predictor.cli import parse_scores
@@ -63,7 +51,6 @@ def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from predictor.cli import CommandError
     from predictor.trust import compare_models, compare_with_known_models
 
     bp = _load(args)
@@ -83,52 +70,53 @@ def cmd_compare(args: argparse.Namespace) -> int:
             level=args.level,
             name=names[0],
         )
-        if args.json:
-            _dump({"version": bp.version, "rows": _rows(result.to_frame())})
-        else:
-            print(result.summary())
+        frame = result.to_frame()
+        payload = {"version": bp.version, "rows": frame_rows(frame)}
+        emit(args, frame, payload=payload, table=lambda: print(result.summary()))
         return 0
     if len(probes) < 2:
         raise CommandError("give two or more --model, or one --model with --reference")
     if targets is None:
         raise CommandError("--targets is required when comparing models")
     result = compare_models(bp, probes, targets, names=names, level=args.level)
-    if args.json:
-        _dump(
-            {
-                "version": bp.version,
-                "rows": _rows(result.to_frame()),
-                "pairwise": _rows(result.pairwise()),
-            }
-        )
-        return 0
-    _table(
-        _rows(result.to_frame()),
-        ["benchmark", "rank", "model", "score", "low", "high", "tie_group", "p_better_than_next"],
-    )
-    print()
-    print(result.summary())
+    frame = result.to_frame()
+
+    def table() -> None:
+        columns = ["benchmark", "rank", "model", "score", "low", "high", "tie_group"]
+        print_frame(frame, [*columns, "p_better_than_next"])
+        print()
+        print(result.summary())
+
+    payload = {
+        "version": bp.version,
+        "rows": frame_rows(frame),
+        "pairwise": frame_rows(result.pairwise()),
+    }
+    emit(args, frame, payload=payload, table=table)
     return 0
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
-    from predictor.trust import select_probes_for
-
     bp = _load(args)
     allow = [a.strip() for a in args.allow.split(",")] if args.allow else None
-    sel = select_probes_for(
-        bp, k=args.k, budget=args.budget, targets=_targets(args.targets), allowlist=allow
-    )
-    if args.json:
-        _dump({"version": bp.version, **sel.as_dict()})
-        return 0
-    print(
-        f"snapshot {bp.version}: greedy probes (expected MedAE of the targets, in-sample; "
-        f"no probe: {sel.baseline_error:.2f})"
-    )
-    _table(
-        _rows(sel.to_frame()), ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"]
-    )
+    with progress_bar(args, desc="probe search", unit="candidate") as bar:
+        sel = bp.select_probes(
+            k=args.k,
+            budget=args.budget,
+            targets=_targets(args.targets),
+            allowlist=allow,
+            progress=bar.update_to if bar.enabled else None,
+        )
+    frame = sel.to_frame()
+
+    def table() -> None:
+        print(
+            f"snapshot {bp.version}: greedy probes (expected MedAE of the targets, in-sample; "
+            f"no probe: {sel.baseline_error:.2f})"
+        )
+        print_frame(frame, ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"])
+
+    emit(args, frame, payload={"version": bp.version, **sel.as_dict()}, table=table)
     return 0
 
 
@@ -145,25 +133,17 @@ def cmd_next(args: argparse.Namespace) -> int:
         top=args.top,
         level=args.level,
     )
-    if args.json:
-        _dump({"version": bp.version, "level": args.level, "rows": _rows(frame)})
-        return 0
-    print(
-        f"snapshot {bp.version}: mean {int(args.level * 100)}% interval width of the targets "
-        "before / after running each benchmark"
-    )
-    _table(
-        _rows(frame),
-        [
-            "rank",
-            "benchmark",
-            "cost",
-            "predicted",
-            "width_before",
-            "width_after",
-            "reduction_per_cost",
-        ],
-    )
+
+    def table() -> None:
+        print(
+            f"snapshot {bp.version}: mean {int(args.level * 100)}% interval width of the "
+            "targets before / after running each benchmark"
+        )
+        columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
+        print_frame(frame, [*columns, "reduction_per_cost"])
+
+    payload = {"version": bp.version, "level": args.level, "rows": frame_rows(frame)}
+    emit(args, frame, payload=payload, table=table)
     return 0
 
 
@@ -172,21 +152,21 @@ def cmd_suspicious(args: argparse.Namespace) -> int:
 
     bp = _load(args)
     frame = suspicious_scores(bp, threshold=args.threshold).head(args.top)
-    if args.json:
-        _dump({"version": bp.version, "threshold": args.threshold, "rows": _rows(frame)})
-        return 0
-    print(f"snapshot {bp.version}: observed scores with |leave-one-out z| > {args.threshold:g}")
-    columns = ["model_id", "benchmark_id", "observed", "predicted", "z"]
-    if "source" in frame.columns:
-        columns.append("source")
-    _table(_rows(frame), columns)
+
+    def table() -> None:
+        print(f"snapshot {bp.version}: observed scores with |leave-one-out z| > {args.threshold:g}")
+        columns = ["model_id", "benchmark_id", "observed", "predicted", "z"]
+        print_frame(frame, [*columns, "source"] if "source" in frame.columns else columns)
+
+    payload = {"version": bp.version, "threshold": args.threshold, "rows": frame_rows(frame)}
+    emit(args, frame, payload=payload, table=table)
     return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--version", default="latest", help="snapshot version (default latest)")
     p.add_argument("--store", help=STORE_HELP)
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output_options(p)
 
 
 def register(subparsers) -> None:
@@ -206,24 +186,25 @@ def register(subparsers) -> None:
     compare.set_defaults(func=cmd_compare)
 
     probes = subparsers.add_parser("probes", help="which benchmarks to run as probes")
-    probes.add_argument("--k", type=int, default=5)
-    probes.add_argument("--budget", type=float, help="total cost budget (see trust.costs)")
+    probes.add_argument("--k", type=positive_int, default=5, help="probes to pick (default 5)")
+    probes.add_argument("--budget", type=positive_float, help="total cost budget (trust.costs)")
     probes.add_argument("--targets", help=TARGETS_HELP)
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
     _common(probes)
+    add_progress_option(probes)
     probes.set_defaults(func=cmd_probes)
 
     nxt = subparsers.add_parser("next", help="which benchmark to run next for a new model")
     nxt.add_argument("--scores", required=True, help="known scores: name=value,name=value")
     nxt.add_argument("--targets", help=TARGETS_HELP)
-    nxt.add_argument("--budget", type=float, help="largest cost of one benchmark")
-    nxt.add_argument("--top", type=int, default=5)
+    nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
+    nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")
     nxt.add_argument("--level", type=float, default=0.9)
     _common(nxt)
     nxt.set_defaults(func=cmd_next)
 
     sus = subparsers.add_parser("suspicious", help="observed scores far from their prediction")
     sus.add_argument("--threshold", type=float, default=3.5)
-    sus.add_argument("--top", type=int, default=50)
+    sus.add_argument("--top", type=positive_int, default=50, help="rows to show (default 50)")
     _common(sus)
     sus.set_defaults(func=cmd_suspicious)

@@ -496,8 +496,13 @@ def evaluate_methods(
     probe_models: Sequence[int] | None = None,
     margin: float = RANKING_MARGIN,
     progress: Callable[[str], None] | None = None,
+    on_fit: Callable[[str, str, int, int], None] | None = None,
 ) -> dict:
     """Run the held-out and probe protocols for every method on the same data, in turn.
+
+    `progress(message)` announces each phase; `on_fit(phase, method, done, total)` is called
+    after every completer fit, outside the timed region (`phase` "held-out" or "probes",
+    `done` / `total` count the fits of all methods), e.g. to drive a progress bar.
 
     Held-out figures are medians over folds (the paper's aggregation); ranking accuracy pools
     pairs over folds per benchmark and takes the median over benchmarks; probe figures pool
@@ -506,6 +511,18 @@ def evaluate_methods(
     probe_columns = [list(benchmark_ids).index(b) for b in probes]
     # Interleaved (each fold, then each left-out model, runs every method in turn) so that a
     # change in machine load during the run affects every method's timing alike.
+    models = (
+        list(range(values.shape[0]) if probe_models is None else probe_models) if probes else []
+    )
+    total = (len(folds) + len(models)) * len(methods)
+    done = 0
+
+    def fitted(phase: str, method: Method) -> None:
+        nonlocal done
+        done += 1
+        if on_fit:
+            on_fit(phase, method.name, done, total)
+
     holdout_runs: dict[str, list[HoldoutRun]] = {m.name: [] for m in methods}
     if progress:
         progress(f"held-out: {len(folds)} folds x {len(methods)} methods")
@@ -514,9 +531,9 @@ def evaluate_methods(
             holdout_runs[method.name].append(
                 run_holdout(values, scales, [fold], method.fit_predict, first_index=k)
             )
+            fitted("held-out", method)
     probe_runs: dict[str, list[ProbeRun]] = {m.name: [] for m in methods}
     if probes:
-        models = list(range(values.shape[0]) if probe_models is None else probe_models)
         if progress:
             progress(f"probes: {len(models)} models left out in turn x {len(methods)} methods")
         for i in models:
@@ -524,6 +541,7 @@ def evaluate_methods(
                 probe_runs[method.name].append(
                     run_probe_protocol(values, scales, probe_columns, method.fit_predict, [i])
                 )
+                fitted("probes", method)
     results: dict = {}
     for method in methods:
         runs = holdout_runs[method.name]

@@ -14,7 +14,7 @@ the remaining budget are skipped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,6 +125,7 @@ def select_probes_detailed(
     n_draws: int | None = SELECTION_DRAWS,
     random_state: int = 0,
     min_coverage: float = 0.0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ProbeSelection:
     """Greedy forward selection of up to `k` probe columns (see the module doc).
 
@@ -134,6 +135,9 @@ def select_probes_detailed(
     `BayesianCompleter` already fitted on `values` (else one is fitted here).
     `min_coverage`: only columns observed for at least this share of the models are
     candidates (a probe few models ran helps few models; a new model is unlikely to have it).
+    `progress(done, total)` is called after each candidate of each greedy step is looked at;
+    `total` counts every step's candidates (fewer are looked at when the pool or budget runs
+    out first).
     """
     values = np.asarray(values, dtype=float)
     n, m = values.shape
@@ -155,6 +159,16 @@ def select_probes_detailed(
     pool = list(range(m)) if candidates is None else sorted({int(c) for c in candidates})
     observed = np.isfinite(values)
     pool = [c for c in pool if observed[:, c].sum() >= max(2, min_coverage * n - 1e-9)]
+    if budget is not None:
+        if not budget > 0:
+            raise ValueError(f"budget must be > 0, got {budget}")
+        if pool and min(cost[c] for c in pool) > budget + 1e-12:
+            cheapest = min(pool, key=lambda c: cost[c])
+            label = names[cheapest] if names is not None else f"column {cheapest}"
+            raise ValueError(
+                f"budget {budget:g} is below the cheapest allowed probe ({label}, cost "
+                f"{cost[cheapest]:g}); raise the budget or allow cheaper benchmarks"
+            )
     if completer is None:
         completer = BayesianCompleter(random_state=random_state).fit(values, scales)
     engine = BatchFoldIn(completer, values, n_draws=n_draws)
@@ -164,15 +178,20 @@ def select_probes_detailed(
     chosen: list[int] = []
     errors: list[float] = []
     spent = 0.0
+    total, looked_at = sum(len(pool) - step for step in range(min(k, len(pool)))), 0
     while len(chosen) < k:
         best, best_score = None, np.inf
         for c in pool:
-            if c in chosen or (budget is not None and spent + cost[c] > budget + 1e-12):
+            if c in chosen:
                 continue
-            p, s = scorer.terms(c)
-            score = scorer.score(prec + p, shift + s, [*chosen, c])
-            if score < best_score - 1e-12:
-                best, best_score = c, score
+            if budget is None or spent + cost[c] <= budget + 1e-12:
+                p, s = scorer.terms(c)
+                score = scorer.score(prec + p, shift + s, [*chosen, c])
+                if score < best_score - 1e-12:
+                    best, best_score = c, score
+            looked_at += 1
+            if progress is not None:
+                progress(looked_at, total)
         if best is None:
             break
         p, s = scorer.terms(best)
@@ -230,10 +249,12 @@ def select_probes_for(
     targets=None,
     allowlist: Sequence[str] | None = None,
     costs: Mapping[str, float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ProbeSelection:
     """`BenchPress.select_probes`: greedy probes on the snapshot's fitted matrix, scored with
     the snapshot's own completer (no refit). `targets`: profile name, list or None (all);
-    `allowlist`: benchmarks allowed as probes (default: every fitted benchmark)."""
+    `allowlist`: benchmarks allowed as probes (default: every fitted benchmark); `progress`:
+    see `select_probes_detailed`."""
     from predictor.trust.next_benchmark import benchmark_costs
     from predictor.trust.profiles import resolve_targets
 
@@ -255,4 +276,5 @@ def select_probes_for(
         candidates=candidates,
         benchmarks=names,
         completer=bp.completer_,
+        progress=progress,
     )

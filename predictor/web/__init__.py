@@ -1,9 +1,10 @@
 """`benchpress app`: a small local web page over the Python API (standard library only).
 
 The modules each do one job: `params` validates query parameters, `catalog` finds and caches
-snapshot versions, `figures` turns a fit into plot data, `api` maps parameters to JSON-able
-dicts (the same answers and error messages as `BenchPress`), `server` is the HTTP plumbing and
-serves `static/` (the page: vanilla JS building the DOM with textContent, inline SVG charts).
+snapshot versions, `figures` turns a fit into plot data, `picker` validates and caches probe
+selections (`/api/probes`), `api` maps parameters to JSON-able dicts (the same answers and
+error messages as `BenchPress`), `server` is the HTTP plumbing and serves `static/` (the page:
+vanilla JS building the DOM with textContent, inline SVG charts).
 """
 
 from predictor.web.catalog import Catalog

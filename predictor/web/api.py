@@ -14,7 +14,8 @@ from typing import Any
 
 from predictor.api import BenchPress
 from predictor.resolve import UnknownNameError
-from predictor.web import figures, params
+from predictor.trust.profiles import PROFILES, profile
+from predictor.web import figures, params, picker
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError, bad_request, not_found
 from predictor.web.params import Params
@@ -297,6 +298,67 @@ def plots(catalog: Catalog, query: Params) -> dict[str, Any]:
     }
 
 
+def profiles(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """What the probe picker offers: use-case profiles (their benchmarks in this snapshot's
+    fit, and the ones it lacks) and the cost of every fitted benchmark, with the unit."""
+    params.check_allowed(query, ["version"], "/api/profiles")
+    bench = _bench(catalog, query)
+    fitted = set(bench.fit_benchmarks_)
+    return {
+        "version": bench.version,
+        "profiles": [
+            {
+                "name": name,
+                "benchmarks": profile(name, bench.fit_benchmarks_),
+                "missing": [b for b in members if b not in fitted],
+            }
+            for name, members in PROFILES.items()
+        ],
+        "default_targets": picker.DEFAULT_PROFILE,
+        "default_k": picker.DEFAULT_K,
+        "max_k": params.MAX_K,
+        "cost_unit": picker.COST_UNIT,
+        "cost_note": picker.COST_NOTE,
+        "costs": picker.costs(bench),
+    }
+
+
+def probes(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`BenchPress.select_probes(k, budget, targets, allowlist)`: the fields of
+    `ProbeSelection.as_dict()`, and its `to_frame()` rows as `steps`.
+
+    `targets`: a profile name or benchmark names (none: every fitted benchmark, which is slow);
+    `allowlist`: the benchmarks that may be picked (none: every fitted benchmark)."""
+    params.check_allowed(query, ["version", "k", "budget", "targets", "allowlist"], "/api/probes")
+    bench = _bench(catalog, query)
+    wanted = picker.request(bench, query)
+    picker.check_budget(bench, wanted)
+    try:
+        selection = picker.select(bench, wanted)
+    except (UnknownNameError, ValueError, TypeError) as exc:
+        raise bad_request(str(exc)) from None
+    if not selection.columns:
+        raise bad_request("no benchmark can be picked as a probe with these settings")
+    summary = selection.as_dict()
+    return {
+        "version": bench.version,
+        "k": wanted.k,
+        "budget": wanted.budget,
+        "profile": wanted.profile,
+        "targets": picker.target_ids(bench, wanted),
+        "allowlist": None if wanted.allowlist is None else list(wanted.allowlist),
+        "cost_unit": picker.COST_UNIT,
+        **{key: _json_list(value) for key, value in summary.items()},
+        "steps": [_record(r) for r in selection.to_frame().iter_rows(named=True)],
+    }
+
+
+def _json_list(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    return _json_value(value)
+
+
 Endpoint = Callable[[Catalog, Params], dict[str, Any]]
 ENDPOINTS: dict[str, Endpoint] = {
     "versions": versions,
@@ -306,6 +368,8 @@ ENDPOINTS: dict[str, Endpoint] = {
     "compare": compare,
     "cell": cell,
     "plots": plots,
+    "profiles": profiles,
+    "probes": probes,
 }
 POST_ENDPOINTS = frozenset({"predict", "compare"})
 

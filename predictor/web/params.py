@@ -7,6 +7,7 @@ a silently ignored option, and sizes are bounded so one request cannot ask for u
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from predictor.snapshots import SnapshotError
@@ -20,6 +21,7 @@ MAX_VALUE_CHARS = 8192
 MAX_PROBES = 200
 MAX_NAMES = 50
 DEFAULT_LEVEL = 0.9
+MAX_K = 20  # probes picked per request: the greedy search costs one pass per probe
 
 
 def collect(pairs: Iterable[tuple[str, object]]) -> dict[str, object]:
@@ -92,6 +94,47 @@ def level(params: Params) -> float:
     return number
 
 
+def _number(params: Params, name: str) -> float | None:
+    """A JSON number or numeric text; None when absent or empty."""
+    value = params.get(name)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise bad_request(f"{name} must be a number, got {value!r}")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise bad_request(f"{name} must be a number, got {value!r}") from None
+    raise bad_request(f"{name} must be a number, got {type(value).__name__}")
+
+
+def count(params: Params, name: str, default: int, most: int) -> int:
+    """A whole number of things (`k=5`); below 1 uses the Python API's wording."""
+    number = _number(params, name)
+    if number is None:
+        return default
+    if not math.isfinite(number) or number != int(number):
+        raise bad_request(f"{name} must be a whole number, got {params[name]!r}")
+    if number < 1:
+        raise bad_request(f"{name} must be >= 1, got {number:g}")
+    if number > most:
+        raise bad_request(f"{name} must be at most {most}, got {number:g}")
+    return int(number)
+
+
+def budget(params: Params) -> float | None:
+    """A total cost (None = no limit): finite and positive."""
+    number = _number(params, "budget")
+    if number is None:
+        return None
+    if not math.isfinite(number) or number <= 0:
+        raise bad_request(f"budget must be a positive number, got {params['budget']!r}")
+    return number
+
+
 def scores(params: Params) -> dict[str, object]:
     """Probe scores from `gpqa_diamond=80,hle=20` or a JSON object.
 
@@ -125,7 +168,7 @@ def scores(params: Params) -> dict[str, object]:
     return result
 
 
-def names(params: Params, name: str, required: bool = False) -> list[str]:
+def names(params: Params, name: str, required: bool = False, limit: int = MAX_NAMES) -> list[str]:
     """A comma-separated list (or a JSON list) of model or benchmark names, deduplicated."""
     raw = params.get(name)
     if isinstance(raw, list):
@@ -144,6 +187,6 @@ def names(params: Params, name: str, required: bool = False) -> list[str]:
             found.append(item)
     if required and not found:
         raise bad_request(f"parameter {name!r} is required (comma-separated names)")
-    if len(found) > MAX_NAMES:
-        raise bad_request(f"parameter {name!r} lists more than {MAX_NAMES} names")
+    if len(found) > limit:
+        raise bad_request(f"parameter {name!r} lists more than {limit} names")
     return found

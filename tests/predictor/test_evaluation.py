@@ -117,11 +117,21 @@ def test_side_by_side_runner_table_and_targets():
     assert set(targets) == {
         "held-out MedAE",
         "ranking accuracy",
+        "90% coverage, at least",
+        "90% coverage, at most",
+        "90% median width",
         "probe MedAE (hidden cells)",
         "held-out folds speed-up",
         "  same, in CPU time",
     }
     assert targets["held-out MedAE"]["met"] == (ours["holdout"]["medae"] <= 4.0)
+    width = ours["holdout"]["median_width_90"]
+    assert targets["90% median width"] == {
+        "target": "90% median width",
+        "value": width,
+        "goal": "<= 15",
+        "met": width <= 15.0,
+    }
 
 
 def test_reference_recipe_port_is_the_loop_version_and_matches_its_pinned_error():

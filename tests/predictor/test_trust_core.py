@@ -70,6 +70,10 @@ def test_budget_and_candidates_are_respected(synthetic) -> None:
     assert len(sel.columns) == 3
     only = select_probes(values, scales, k=2, candidates=[3, 4, 5], completer=comp)
     assert set(only) <= {3, 4, 5}
+    with pytest.raises(ValueError, match=r"budget 0.5 is below the cheapest allowed probe"):
+        select_probes_detailed(values, scales, k=2, costs=costs, budget=0.5, completer=comp)
+    with pytest.raises(ValueError, match="budget must be > 0"):
+        select_probes_detailed(values, scales, k=2, budget=0, completer=comp)
 
 
 def test_targets_restrict_scoring(synthetic) -> None:

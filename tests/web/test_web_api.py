@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from predictor import BenchPress
@@ -305,3 +307,192 @@ def test_holdout_pairs_from_the_manifest(recorded: object) -> None:
     assert holdout(manifest) == {"pairs": [[50.0, 55.0], [70.0, 66.0]], "medae": 4.5, "cells": 2}
     assert holdout({"quality": {"holdout_pairs": [[1.0], [2.0, 3.0]]}}) is None
     assert holdout({"quality": {}}) is None
+
+
+# --------------------------------------------------------------------------- probe picking
+SELECTION_FIELDS = {"benchmarks", "columns", "expected_medae", "costs", "total_cost"}
+PROBE_FIELDS = {
+    "version",
+    "k",
+    "budget",
+    "profile",
+    "targets",
+    "allowlist",
+    "cost_unit",
+    *SELECTION_FIELDS,
+    "baseline_medae",
+    "steps",
+}
+STEP_FIELDS = {"step", "benchmark", "column", "expected_medae", "cost", "cumulative_cost"}
+
+
+def test_profiles_and_costs(app: RunningApp, bp: BenchPress) -> None:
+    from predictor.trust.next_benchmark import benchmark_costs
+    from predictor.trust.profiles import PROFILES
+
+    doc = app.get("/api/profiles").json()
+    assert set(doc) == {
+        "version",
+        "profiles",
+        "default_targets",
+        "default_k",
+        "max_k",
+        "cost_unit",
+        "cost_note",
+        "costs",
+    }
+    assert doc["version"] == BUNDLED_VERSION
+    assert [p["name"] for p in doc["profiles"]] == list(PROFILES)
+    for entry in doc["profiles"]:
+        members = PROFILES[entry["name"]]
+        assert entry["benchmarks"] == [b for b in members if b in bp.fit_benchmarks_]
+        assert entry["missing"] == [b for b in members if b not in bp.fit_benchmarks_]
+    assert doc["default_targets"] in PROFILES and doc["default_k"] == 5 and doc["max_k"] == 20
+    assert doc["cost_unit"] == "standard benchmark runs"
+    assert doc["cost_note"].startswith("1 = one typical multiple-choice or short-answer suite")
+    assert list(doc["costs"]) == bp.fit_benchmarks_
+    assert list(doc["costs"].values()) == benchmark_costs(bp).tolist()
+    assert doc["costs"]["swe_bench_verified"] == 4.0 and doc["costs"]["gpqa_diamond"] == 1.0
+    bad = app.get("/api/profiles?k=5")
+    assert bad.status == 400
+    assert bad.json() == {"error": "unknown parameter 'k' for /api/profiles; expected: version"}
+
+
+def test_probes_equal_the_python_api(app: RunningApp, bp: BenchPress) -> None:
+    from predictor.trust.profiles import profile
+
+    answer = app.get("/api/probes?k=5&budget=6&targets=coding_assistant")
+    assert answer.status == 200
+    doc = answer.json()
+    assert set(doc) == PROBE_FIELDS
+    expected = bp.select_probes(k=5, budget=6, targets="coding_assistant")
+    assert {key: doc[key] for key in SELECTION_FIELDS} == {
+        key: value for key, value in expected.as_dict().items() if key in SELECTION_FIELDS
+    }
+    assert doc["baseline_medae"] == expected.baseline_error
+    assert doc["steps"] == expected.to_frame().to_dicts()
+    assert all(set(step) == STEP_FIELDS for step in doc["steps"])
+    assert doc["version"] == BUNDLED_VERSION
+    assert doc["k"] == 5 and doc["budget"] == 6.0 and doc["profile"] == "coding_assistant"
+    assert doc["targets"] == profile("coding_assistant", bp.fit_benchmarks_)
+    assert doc["allowlist"] is None and doc["cost_unit"] == "standard benchmark runs"
+    assert doc["total_cost"] <= 6.0 and len(doc["benchmarks"]) == len(expected.columns) >= 1
+
+
+def test_probes_names_resolve_and_smaller_k_is_a_prefix(app: RunningApp, bp: BenchPress) -> None:
+    """Benchmark names as typed; a cached longer run answers a smaller k exactly."""
+    allow = ["GPQA Diamond", "hle", "mmlu_pro", "aime_2025", "ifeval", "mmlu"]
+    ids = [bp.resolve_benchmark(a) for a in allow]
+    query = "targets=livecodebench,SWE-bench%20Verified&allowlist=" + quote(
+        ",".join(allow), safe=","
+    )
+    four = app.get(f"/api/probes?k=4&{query}").json()
+    two = app.get(f"/api/probes?k=2&{query}").json()
+    targets = ["livecodebench", "swe_bench_verified"]
+    for doc, k in ((four, 4), (two, 2)):
+        expected = bp.select_probes(k=k, targets=targets, allowlist=ids)
+        assert doc["benchmarks"] == expected.benchmarks and len(doc["benchmarks"]) == k
+        assert doc["expected_medae"] == expected.errors
+        assert doc["steps"] == expected.to_frame().to_dicts()
+        assert doc["targets"] == targets and doc["profile"] is None
+        assert doc["allowlist"] == ids
+    assert two["benchmarks"] == four["benchmarks"][:2]
+
+
+def test_probes_budget_allows_fewer_than_k(app: RunningApp, bp: BenchPress) -> None:
+    doc = app.get("/api/probes?k=5&budget=3&targets=Coding%20assistant").json()
+    expected = bp.select_probes(k=5, budget=3, targets="coding_assistant")
+    assert doc["profile"] == "coding_assistant"  # the profile's name as people write it
+    assert doc["benchmarks"] == expected.benchmarks and len(expected.benchmarks) < 5
+    assert doc["total_cost"] == expected.total_cost <= 3
+
+
+def test_probes_picker_cache_serves_smaller_k_without_searching(bp: BenchPress) -> None:
+    from predictor.web import picker
+
+    calls: list[object] = []
+
+    def run(**kwargs: object) -> object:
+        calls.append(kwargs["k"])
+        return bp.select_probes(**kwargs)  # type: ignore[arg-type]
+
+    def pick(k: int) -> object:
+        wanted = picker.request(bp, {"targets": "chat", "k": str(k), "budget": "2.5"})
+        return picker.select(bp, wanted, run=run)
+
+    picker.clear_cache()
+    first = pick(3)
+    assert first == bp.select_probes(k=3, budget=2.5, targets="chat")
+    assert len(first.columns) == 2  # two probes of cost 1: the budget stops the search
+    assert pick(1).benchmarks == first.benchmarks[:1]
+    assert pick(6) == first  # the run stopped short of k: a larger k picks nothing more
+    assert calls == [3]
+    assert picker.request(bp, {"targets": "all"}).targets is None
+    assert picker.request(bp, {}).targets is None and picker.request(bp, {}).k == 5
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "targets=chat&budget=0.5",
+            "budget 0.5 is too small: the cheapest allowed probe costs 1 standard benchmark run "
+            "(e.g. aa_intelligence_index)",
+        ),
+        (
+            "targets=chat&budget=3&allowlist=swe_bench_verified,chatbot_arena_elo",
+            "budget 3 is too small: the cheapest allowed probe costs 4 standard benchmark runs "
+            "(e.g. swe_bench_verified)",
+        ),
+        ("targets=chat&budget=0", "budget must be a positive number, got '0'"),
+        ("targets=chat&budget=-2", "budget must be a positive number, got '-2'"),
+        ("targets=chat&budget=cheap", "budget must be a number, got 'cheap'"),
+        ("targets=chat&budget=inf", "budget must be a positive number, got 'inf'"),
+        ("targets=chat&k=0", "k must be >= 1, got 0"),
+        ("targets=chat&k=2.5", "k must be a whole number, got '2.5'"),
+        ("targets=chat&k=21", "k must be at most 20, got 21"),
+        ("targets=chat&k=five", "k must be a number, got 'five'"),
+        (
+            "targets=codng",
+            "targets: unknown profile or benchmark 'codng'; profiles: coding_assistant, chat, "
+            "reasoning, general_assistant; did you mean: coding_assistant, scicode, "
+            "facts_grounding?",
+        ),
+        (
+            "targets=gpqa_diamnd,hle",
+            "targets: unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond, gpqa_main, "
+            "gaia?",
+        ),
+        ("targets=chat,hle", "targets: give a profile ('chat') alone, not in a list of benchmarks"),
+        (
+            "targets=chat&allowlist=hle,gpqa_diamnd",
+            "allowlist: unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond, gpqa_main, "
+            "gaia?",
+        ),
+        (
+            "targets=chat&kk=5",
+            "unknown parameter 'kk' for /api/probes; expected: allowlist, budget, k, targets, "
+            "version",
+        ),
+    ],
+)
+def test_probes_errors_name_the_parameter(app: RunningApp, query: str, message: str) -> None:
+    answer = app.get(f"/api/probes?{query}")
+    assert answer.status == 400
+    assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert answer.json() == {"error": message}
+
+
+def test_probes_outside_the_fit_are_named(app: RunningApp, bp: BenchPress) -> None:
+    outside = next(b for b in bp.benchmarks if b not in bp.fit_benchmarks_)
+    for query, parameter, role in (
+        (f"targets={outside}", "targets", "target"),
+        (f"targets=chat&allowlist=hle,{outside}", "allowlist", "probe"),
+    ):
+        answer = app.get(f"/api/probes?{query}")
+        assert answer.status == 400
+        assert answer.json() == {
+            "error": f"{parameter}: benchmark {outside!r} has too few observations in snapshot "
+            f"{BUNDLED_VERSION} to be used as a {role}"
+        }
+    assert app.post("/api/probes", {"targets": "chat"}).status == 405

@@ -318,3 +318,129 @@ def test_hostile_names_stay_text(hostile_app: RunningApp, browser: Any, artifact
     card = browser.find_element("id", "model-card")
     wait(browser, lambda d: card.find_element("css selector", "h2").text == "GPT-5.2", "renamed")
     assert "snapshot 2026.11.30.1" in browser.find_element("id", "predict-summary").text
+
+
+def picked(driver: Any) -> list[str]:
+    rows = driver.find_elements("css selector", "#picker-table tbody tr.picked")
+    return [r.get_attribute("data-benchmark") for r in rows]
+
+
+def test_pick_probes_under_a_budget_and_use_them(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, app.url + "/")
+    browser.find_element("id", "goto-picker").click()
+    targets = browser.find_element("id", "picker-targets")
+    wait(browser, lambda d: len(Select(targets).options) == 6, "profiles loaded")
+    assert Select(targets).first_selected_option.get_attribute("value") == "general_assistant"
+    note = browser.find_element("id", "picker-default-note").text
+    assert "General assistant profile" in note and "several seconds per probe" in note
+    assert browser.find_element("id", "picker-unit").text == "standard benchmark runs"
+    assert "Cost units: 1 = one typical" in browser.find_element("id", "picker-cost-note").text
+
+    Select(targets).select_by_value("coding_assistant")
+    assert "HumanEval" in browser.find_element("id", "picker-target-list").text
+    k = browser.find_element("id", "picker-k")
+    k.clear()
+    k.send_keys("4")
+    browser.find_element("id", "picker-budget").send_keys("5")
+    browser.find_element("id", "picker-run").click()
+
+    expected = bp.select_probes(k=4, budget=5, targets="coding_assistant")
+    wait(browser, lambda d: picked(d) == expected.benchmarks, "chosen probes")
+    costs = [
+        c.text for c in browser.find_elements("css selector", "#picker-table tr.picked td.cost")
+    ]
+    assert costs == [f"{c:g}" for c in expected.costs]
+    summary = browser.find_element("id", "picker-summary").text
+    assert f"{len(expected.columns)} probes for the Coding assistant profile" in summary
+    assert f"total cost {expected.total_cost:g} of a budget of 5 standard benchmark runs" in summary
+    assert f"expected error {expected.errors[-1]:.2f}" in summary
+    assert f"(no probe: {expected.baseline_error:.2f})" in summary
+    wait(
+        browser,
+        lambda d: "view=probes&k=4&budget=5&targets=coding_assistant" in d.current_url,
+        "shareable link",
+    )
+    share = browser.find_element("id", "picker-share").get_attribute("href")
+    assert share == browser.current_url
+    assert_clean_console(browser)
+    shot(browser, artifacts, "probes_picked")
+
+    browser.find_element("id", "picker-use").click()
+    wait(browser, lambda d: d.find_element("id", "view-predict").is_displayed(), "predict view")
+    rows = browser.find_elements("css selector", "#probe-rows tr")
+    names = [
+        r.find_element("css selector", ".probe-benchmark").get_attribute("value") for r in rows
+    ]
+    assert names == expected.benchmarks
+    assert all(
+        r.find_element("css selector", ".probe-score").get_attribute("value") == "" for r in rows
+    )
+    waiting = f"Enter the scores of the {len(names)} benchmarks you ran."
+    assert browser.find_element("id", "predict-summary").text == waiting
+    assert not browser.find_element("id", "predict-error").is_displayed()
+    # the first score is enough to predict; the others wait without an error
+    rows[0].find_element("css selector", ".probe-score").send_keys("70")
+    wait(browser, lambda d: len(table_rows(d)) == len(bp.fit_benchmarks_), "prediction table")
+    first = expected.benchmarks[0]
+    value = bp.predict({first: 70})["hle"].score
+    wait(
+        browser,
+        lambda d: float(score_cell(d, "hle").get_attribute("data-value")) == value,
+        "prediction from the first probe",
+    )
+    assert f"{len(names) - 1} benchmarks without a score yet" in (
+        browser.find_element("id", "predict-summary").text
+    )
+    assert not browser.find_element("id", "predict-error").is_displayed()
+    wait(browser, lambda d: f"scores={first}=70," in d.current_url, "URL keeps waiting rows")
+    assert_clean_console(browser)
+    shot(browser, artifacts, "probes_used")
+
+
+def test_probe_link_runs_on_load_and_shows_errors(
+    app: RunningApp, browser: Any, bp: BenchPress, artifacts: Path
+) -> None:
+    open_page(browser, app.url + "/?view=probes&k=3&targets=reasoning")
+    expected = bp.select_probes(k=3, targets="reasoning")
+    wait(browser, lambda d: picked(d) == expected.benchmarks, "picked on load")
+    assert browser.find_element("id", "picker-targets").get_attribute("value") == "reasoning"
+
+    open_page(browser, app.url + "/?view=probes&k=2&budget=0.5&targets=chat")
+    error = browser.find_element("id", "picker-error")
+    wait(browser, lambda d: error.is_displayed(), "error shown")
+    assert error.text == (
+        "budget 0.5 is too small: the cheapest allowed probe costs 1 standard benchmark run "
+        "(e.g. aa_intelligence_index)"
+    )
+    assert browser.find_element("id", "picker-use").get_attribute("disabled") is not None
+
+    # chosen benchmarks as targets, with a typo named by the server
+    open_page(browser, app.url + "/?view=probes&k=2&targets=livecodebench,gpqa_diamnd")
+    error = browser.find_element("id", "picker-error")
+    wait(browser, lambda d: error.is_displayed(), "typo named")
+    assert error.text.startswith("targets: unknown benchmark 'gpqa_diamnd'; did you mean")
+    assert browser.find_element("id", "picker-targets").get_attribute("value") == "custom"
+    browser.get_log("browser")  # drop the 400s above (logged as network errors)
+    chips = browser.find_elements("css selector", "#picker-custom-chips .chip")
+    chips[-1].find_element("css selector", "button").click()
+    browser.find_element("id", "picker-run").click()
+    expected = bp.select_probes(k=2, targets=["livecodebench"])
+    wait(browser, lambda d: picked(d) == expected.benchmarks, "picked after the fix")
+    wait(browser, lambda d: "targets=livecodebench" in d.current_url, "URL")
+    assert not error.is_displayed()
+    assert_clean_console(browser)
+    shot(browser, artifacts, "probes_custom_targets")
+
+
+def test_picked_probe_names_stay_text(hostile_app: RunningApp, browser: Any) -> None:
+    open_page(browser, hostile_app.url + "/?view=probes&k=1&budget=6&targets=coding_assistant")
+    wait(browser, lambda d: picked(d) == ["gpqa_diamond"], "picked")
+    row = browser.find_element("css selector", '#picker-table tr[data-benchmark="gpqa_diamond"]')
+    assert row.find_element("css selector", ".bname").text == HOSTILE_BENCHMARKS["gpqa_diamond"]
+    assert browser.execute_script("return document.querySelectorAll('b').length") == 0
+    assert browser.execute_script("return window.__alerts.length") == 0
+    assert_clean_console(browser)

@@ -53,7 +53,7 @@ def test_index_has_no_inline_script_or_style(app: RunningApp) -> None:
     assert '<script type="module" src="/static/app.js"></script>' in html
     assert html.count("<script") == 1 and "<style" not in html and "style=" not in html
     assert "http://" not in html and "https://" not in html  # nothing from the internet
-    for name in ("app.js", "dom.js", "charts.js", "heatmap.js", "api.js"):
+    for name in ("app.js", "dom.js", "charts.js", "heatmap.js", "api.js", "probes.js"):
         script = (STATIC_DIR / name).read_text()
         assert ".innerHTML" not in script and ".outerHTML" not in script
         assert "insertAdjacentHTML" not in script and "document.write" not in script

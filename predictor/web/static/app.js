@@ -1,12 +1,14 @@
-// BenchPress web page: state, URL sync and the four views (predict, compare, matrix, fit).
+// BenchPress web page: state, URL sync and the five views (predict, pick probes, compare,
+// matrix, fit; the probe picker lives in probes.js).
 // Talks only to this server's JSON API; builds every node with dom.js (textContent).
 
-import { el, clear, byId, fmt, sourceLink, debounce } from "./dom.js";
+import { el, clear, byId, fmt, sourceLink, debounce, chip } from "./dom.js";
 import { getJSON, postJSON } from "./api.js";
 import { intervalChart, spectrumChart, scatterChart, legend, PALETTE } from "./charts.js";
 import { Heatmap, colour, PREDICTED_FADE } from "./heatmap.js";
+import { ProbePicker } from "./probes.js";
 
-const VIEWS = ["predict", "compare", "matrix", "fit"];
+const VIEWS = ["predict", "probes", "compare", "matrix", "fit"];
 const DEFAULT_LEVEL = 0.9;
 const PROBE_COLOR = "#e8590c";
 const PREDICTED_COLOR = "#3b5bdb";
@@ -37,6 +39,13 @@ const state = {
 
 let predictSeq = 0;
 let compareSeq = 0;
+
+const picker = new ProbePicker({
+  version: () => versionParam(),
+  benchmark: (id) => state.benchmarks.get(id),
+  onUse: (benchmarks) => usePickedProbes(benchmarks),
+  onChange: () => updateUrl(),
+});
 
 // ------------------------------------------------------------------------------ helpers
 function versionParam() {
@@ -103,6 +112,7 @@ function readUrl() {
   const cell = (params.get("cell") || "").split(",");
   state.cell =
     cell.length === 2 && cell[0] && cell[1] ? { model: cell[0], benchmark: cell[1] } : null;
+  if (state.view === "probes") picker.readUrl(params);
   return {
     scores: params.get("scores"),
     model: params.get("model"),
@@ -126,6 +136,7 @@ function currentQuery() {
   if (state.view === "matrix" && state.cell) {
     params.cell = `${state.cell.model},${state.cell.benchmark}`;
   }
+  if (state.view === "probes") Object.assign(params, picker.query());
   return buildQuery(params);
 }
 
@@ -135,9 +146,10 @@ function updateUrl() {
   if (path !== `${window.location.pathname}${window.location.search}`) {
     window.history.replaceState(null, "", path);
   }
-  const link = byId("share-link");
-  link.href = path;
-  link.textContent = `${window.location.origin}${path}`;
+  for (const link of document.querySelectorAll("a[data-share]")) {
+    link.href = path;
+    link.textContent = `${window.location.origin}${path}`;
+  }
 }
 
 // --------------------------------------------------------------------- versions, snapshot
@@ -243,10 +255,12 @@ const schedulePredict = debounce(() => runPredict(), 400);
 
 // ------------------------------------------------------------------------------ predict
 async function runPredict() {
+  schedulePredict.cancel(); // this run reads the inputs as they are now
   const rows = readProbes().filter((r) => r.benchmark || r.score);
+  const scored = rows.filter((r) => r.score); // a benchmark without a score yet waits
   const seq = ++predictSeq;
   state.shareProbes = null;
-  if (!rows.length) {
+  if (!scored.length) {
     state.prediction = null;
     showError("predict-error", "");
     renderPrediction();
@@ -254,9 +268,8 @@ async function runPredict() {
     return;
   }
   const scores = {};
-  for (const r of rows) {
+  for (const r of scored) {
     if (!r.benchmark) return fail(`choose a benchmark for the score ${r.score}`);
-    if (!r.score) return fail(`enter a score for ${r.benchmark}`);
     if (Object.hasOwn(scores, r.benchmark)) return fail(`scores: '${r.benchmark}' is given twice`);
     const number = Number(r.score);
     scores[r.benchmark] = Number.isFinite(number) ? number : r.score;
@@ -270,10 +283,14 @@ async function runPredict() {
     });
     if (seq !== predictSeq) return;
     state.prediction = answer;
-    state.shareProbes = Object.entries(answer.probes).map(([b, v]) => ({
-      benchmark: b,
-      score: String(v),
-    }));
+    // canonical ids in the form's order (the API keeps it); waiting rows stay in the link
+    const resolved = Object.entries(answer.probes);
+    let next = 0;
+    state.shareProbes = rows.map((r) => {
+      if (!r.score) return { benchmark: r.benchmark, score: "" };
+      const [benchmark, value] = resolved[next++] || [r.benchmark, r.score];
+      return { benchmark, score: String(value) };
+    });
     showError("predict-error", "");
     renderPrediction();
     updateUrl();
@@ -290,6 +307,11 @@ async function runPredict() {
     byId("predict-chart").classList.add("stale");
     updateUrl();
   }
+}
+
+/** Rows naming a benchmark but with no score yet (e.g. probes from the picker). */
+function waitingProbes() {
+  return readProbes().filter((r) => r.benchmark && !r.score).length;
 }
 
 function actualScores() {
@@ -309,7 +331,10 @@ function renderPrediction() {
     clear(table.tHead);
     clear(table.tBodies[0]);
     byId("predict-chart-note").textContent = "";
-    byId("predict-summary").textContent = "Enter at least one score.";
+    const waiting = waitingProbes();
+    byId("predict-summary").textContent = waiting
+      ? `Enter the scores of the ${waiting} benchmark${waiting === 1 ? "" : "s"} you ran.`
+      : "Enter at least one score.";
     return;
   }
   const actual = actualScores();
@@ -327,6 +352,8 @@ function renderPrediction() {
       ` · against ${state.model.model.name}'s ${errors.length} other observed scores: ` +
       `median error ${fmt(median)} points`;
   }
+  const waiting = waitingProbes();
+  if (waiting) summary += ` · ${waiting} benchmark${waiting === 1 ? "" : "s"} without a score yet`;
   byId("predict-summary").textContent = summary;
   renderPredictionChart();
   renderPredictionTable();
@@ -485,6 +512,19 @@ function renderPredictionTable() {
       );
     }),
   );
+}
+
+/** "Use these probes": the picked benchmarks become the score form's rows, scores to fill. */
+async function usePickedProbes(benchmarks) {
+  setProbes(benchmarks.map((benchmark) => ({ benchmark, score: "" })));
+  predictSeq++; // an answer still in flight is for the old probes
+  byId("predict-button").disabled = false;
+  state.prediction = null;
+  state.shareProbes = null;
+  showError("predict-error", "");
+  renderPrediction();
+  await showView("predict");
+  byId("probe-rows").querySelector(".probe-score")?.focus();
 }
 
 // ------------------------------------------------------------------------ known models
@@ -649,15 +689,6 @@ function compareDefaults() {
   if (!state.compareBenchmarks.length) {
     state.compareBenchmarks = mostReported(SUGGESTED_COMPARE_BENCHMARKS);
   }
-}
-
-function chip(label, title, onRemove) {
-  return el(
-    "span",
-    { class: "chip removable", title },
-    el("span", { text: label }),
-    el("button", { type: "button", "aria-label": `remove ${label}`, text: "×", onclick: onRemove }),
-  );
 }
 
 async function runCompare() {
@@ -1062,6 +1093,7 @@ function renderView() {
     renderPredictionChart();
     return Promise.resolve();
   }
+  if (state.view === "probes") return picker.show();
   if (state.view === "compare") return runCompare();
   if (state.view === "matrix") return loadMatrix();
   return loadFit();
@@ -1072,6 +1104,7 @@ async function changeVersion(version) {
   state.pinned = true;
   state.matrix = null;
   state.plots = null;
+  picker.versionChanged();
   try {
     await loadSnapshot();
     showError("error", "");
@@ -1085,6 +1118,8 @@ async function changeVersion(version) {
 }
 
 function bind() {
+  picker.bind();
+  byId("goto-picker").addEventListener("click", () => showView("probes"));
   byId("probe-form").addEventListener("submit", (event) => {
     event.preventDefault();
     runPredict();

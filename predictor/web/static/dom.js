@@ -79,14 +79,27 @@ export function sourceLink(url, label, className = "prov-link") {
   });
 }
 
+/** A removable chip: the label as text, a × button calling onRemove. */
+export function chip(label, title, onRemove) {
+  return el(
+    "span",
+    { class: "chip removable", title },
+    el("span", { text: label }),
+    el("button", { type: "button", "aria-label": `remove ${label}`, text: "×", onclick: onRemove }),
+  );
+}
+
 export function show(node, visible) {
   node.hidden = !visible;
 }
 
+/** fn, called once `ms` after the last call; `.cancel()` drops a pending call. */
 export function debounce(fn, ms) {
   let timer = null;
-  return (...args) => {
+  const debounced = (...args) => {
     clearTimeout(timer);
     timer = setTimeout(() => fn(...args), ms);
   };
+  debounced.cancel = () => clearTimeout(timer);
+  return debounced;
 }
