@@ -5,9 +5,9 @@ hidden, `BayesianCompleter` (defaults) is fitted once, and for every held-out ce
 
 - the 50 / 80 / 90 / 95% intervals (`predict_interval`): coverage and median width, pooled
   over all held-out cells and as the median over folds (the paper's aggregation);
-- the trust figure P(|error| <= 5): the predictive probability that the true score lies within
-  5 points (original units) of the prediction, from the same Student-t(3) predictive in z-space
-  that the intervals use (interval_scale x t3 scale, mapped through the column's transform).
+- the trust figure P(|error| <= 5) (`BayesianCompleter.predict_within`, the `p_within_5` of
+  every `BenchPress.predict` answer): the predictive probability that the true score lies
+  within 5 points of the prediction, from the same Student-t predictive the intervals use.
   Cells are binned by predicted probability into deciles; per decile the mean predicted
   probability is compared with the observed share of cells within 5 points;
 - coverage of the 90% interval per evidence stratum (observed cells left in the model's row);
@@ -50,40 +50,6 @@ LEVELS = (0.5, 0.8, 0.9, 0.95)
 WITHIN = 5.0
 EVIDENCE_EDGES = (20, 30, 45)  # strata: <= 20, 21-30, 31-45, > 45 observed cells in the row
 FOLD_IN_KNOWN = (5, 15)  # known scores of a new model in the fold-in check
-
-
-def t3_cdf(t: np.ndarray) -> np.ndarray:
-    """CDF of Student-t with 3 degrees of freedom (closed form)."""
-    x = np.asarray(t, dtype=float) / math.sqrt(3.0)
-    finite = np.isfinite(x)
-    xf = np.where(finite, x, 0.0)
-    out = 0.5 + (xf / (1.0 + xf**2) + np.arctan(xf)) / math.pi
-    return np.where(finite, out, np.where(x > 0, 1.0, 0.0))
-
-
-def p_within(comp: BayesianCompleter, i: np.ndarray, j: np.ndarray, width: float) -> np.ndarray:
-    """Predictive P(|true - predicted| <= width) at cells (i, j), original units."""
-    if float(comp.nu) != 3.0:
-        raise ValueError("p_within uses the closed-form t3 CDF; the default nu is 3")
-    tf = comp.transform_
-    zp = comp.z_pred_[i, j]
-    noise = comp.model_noise_[i] * comp.benchmark_noise_[j]
-    scale = comp.interval_scale * np.sqrt(comp.z_var_[i, j] + noise)
-    mean = tf.inverse(comp.z_pred_)[i, j]
-    n_cols = comp.z_pred_.shape[1]
-
-    def to_z(v: np.ndarray) -> np.ndarray:
-        full = np.full((len(v), n_cols), 50.0)
-        full[np.arange(len(v)), j] = v
-        z = tf.transform(full)[np.arange(len(v)), j]
-        return z
-
-    pct = tf.is_percent_[j]
-    lo = np.where(pct, np.clip(mean - width, 0.0, 100.0), mean - width)
-    hi = np.where(pct, np.clip(mean + width, 0.0, 100.0), mean + width)
-    z_lo = np.where(pct & (lo <= 0.0), -np.inf, to_z(lo))
-    z_hi = np.where(pct & (hi >= 100.0), np.inf, to_z(hi))
-    return t3_cdf((z_hi - zp) / scale) - t3_cdf((z_lo - zp) / scale)
 
 
 def cell_inverse(comp: BayesianCompleter, z: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -136,7 +102,7 @@ def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str,
 def fold_in_check(values: np.ndarray, scales: list[str], known: int, seed: int = 0) -> dict:
     """Leave each model out, fit on the rest, fold it in from `known` random scores."""
     rng = np.random.default_rng(seed)
-    covered, widths = [], []
+    covered, widths, probs, hits = [], [], [], []
     for i in range(values.shape[0]):
         observed = np.flatnonzero(np.isfinite(values[i]))
         if len(observed) <= known:
@@ -155,11 +121,16 @@ def fold_in_check(values: np.ndarray, scales: list[str], known: int, seed: int =
         lo, hi = low[pos[hidden]], high[pos[hidden]]
         covered.append((actual >= lo) & (actual <= hi))
         widths.append(hi - lo)
+        mean = comp.fold_in(row[keep], keep_observed=False)[pos[hidden]]
+        probs.append(comp.fold_in_within(row[keep], WITHIN)[pos[hidden]])
+        hits.append(np.abs(mean - actual) <= WITHIN)
     return {
         "known": known,
         "n_cells": int(sum(len(c) for c in covered)),
         "coverage": float(np.concatenate(covered).mean()),
         "median_width": float(np.median(np.concatenate(widths))),
+        "within5_predicted": float(np.concatenate(probs).mean()),
+        "within5_observed": float(np.concatenate(hits).mean()),
     }
 
 
@@ -215,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 "covered90": (actual >= low90[i, j]) & (actual <= high90[i, j]),
             }
         )
-        probs.append(p_within(comp, i, j, WITHIN))
+        probs.append(comp.predict_within(WITHIN)[i, j])
         hits.append(err <= WITHIN)
         errors.append(err)
     seconds = time.perf_counter() - start
@@ -261,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         results["fold_in90"].append(row)
         print(
             f"  k = {known:>2}: {row['n_cells']:>5} cells  coverage {row['coverage']:.3f}  "
-            f"median width {row['median_width']:.1f}"
+            f"median width {row['median_width']:.1f}  P(|err| <= {WITHIN:g}) predicted "
+            f"{row['within5_predicted']:.3f}, observed {row['within5_observed']:.3f}"
         )
 
     print("\n90% intervals, alternatives on the same cells (median over folds):")

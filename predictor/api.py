@@ -35,9 +35,18 @@ def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
     return ranges
 
 
+TRUST_WIDTH = 5.0  # points: the trust figure is P(|error| <= TRUST_WIDTH)
+
+
 @dataclass(frozen=True)
 class Prediction:
-    """A predicted score with its central `level` interval; `confidence` is the half-width."""
+    """A predicted score with its central `level` interval; `confidence` is the half-width.
+
+    `p_within_5` is the trust figure: the predictive probability that the true score lies
+    within 5 percentage points of `score`, calibrated on held-out cells like the interval
+    (1.0 for the probes themselves). NaN on benchmarks not scored in percent (Elo, dollars,
+    1-10 ratings: 5 units mean something else on each) and for a snapshot fitted by the
+    recipe ALS, which has no predictive distribution."""
 
     benchmark: str
     score: float
@@ -45,6 +54,7 @@ class Prediction:
     high: float
     level: float
     observed: bool = False  # True for the probes themselves (returned unchanged)
+    p_within_5: float = float("nan")
 
     @property
     def confidence(self) -> float:
@@ -211,6 +221,11 @@ class BenchPress:
         row = self._probe_row(probe_scores)
         mean = self.completer_.fold_in(row)
         low, high = self.completer_.fold_in_interval(row, level=level)
+        within = getattr(self.completer_, "fold_in_within", None)
+        trust = np.full(len(row), np.nan)
+        if within is not None:
+            percent = np.array([self._scale[b] == "percent" for b in self.fit_benchmarks_])
+            trust = np.where(percent, within(row, TRUST_WIDTH), np.nan)
         return {
             benchmark: Prediction(
                 benchmark=benchmark,
@@ -219,6 +234,7 @@ class BenchPress:
                 high=float(max(high[j], mean[j])),
                 level=level,
                 observed=not np.isnan(row[j]),
+                p_within_5=float(trust[j]),
             )
             for j, benchmark in enumerate(self.fit_benchmarks_)
         }
@@ -270,6 +286,7 @@ def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:
             "high": pl.Float64,
             "level": pl.Float64,
             "observed": pl.Boolean,
+            "p_within_5": pl.Float64,
             "confidence": pl.Float64,
         },
     )

@@ -62,6 +62,11 @@ def _listed_versions(store: SnapshotStore) -> list[str]:
         return store.cached_versions()
 
 
+def _percent(p: float) -> str:
+    """A probability as a whole percentage; blank when there is none (NaN)."""
+    return "" if p != p else f"{100 * p:.0f}%"
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     bp = BenchPress.load(args.version, store=args.store)
     predictions = bp.predict(parse_scores(args.scores), level=args.level)
@@ -74,10 +79,15 @@ def cmd_predict(args: argparse.Namespace) -> int:
             f"{int(args.level * 100)}% intervals"
         )
         rows = [
-            {**r, "±": r["confidence"], "kind": "probe" if r["observed"] else "predicted"}
+            {
+                **r,
+                "±": r["confidence"],
+                "P(|err|<=5)": _percent(r["p_within_5"]) if not r["observed"] else "",
+                "kind": "probe" if r["observed"] else "predicted",
+            }
             for r in shown.to_dicts()
         ]
-        print_table(rows, ["benchmark", "score", "low", "high", "±", "kind"])
+        print_table(rows, ["benchmark", "score", "low", "high", "±", "P(|err|<=5)", "kind"])
 
     payload = {"version": bp.version, "level": args.level, "predictions": shown.to_dicts()}
     emit(args, frame, payload=payload, table=table)

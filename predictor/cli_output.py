@@ -104,8 +104,17 @@ def frame_rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return [{k: clean(v) for k, v in row.items()} for row in frame.to_dicts()]
 
 
+def jsonable(value: Any) -> Any:
+    """`value` with every non-finite float (at any depth) as None: strict JSON for any parser."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return clean(value)
+
+
 def print_json(payload: Any) -> None:
-    print(json.dumps(payload, indent=2, default=str))
+    print(json.dumps(jsonable(payload), indent=2, default=str, allow_nan=False))
 
 
 def write_csv(frame: pl.DataFrame) -> None:

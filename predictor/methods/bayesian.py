@@ -31,6 +31,7 @@ combines the spread of the draws' means with the noise scale; its quantile is mu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from predictor.methods.common import check_level, check_row, check_values, student_t_quantile
+from predictor.methods.common import (
+    check_level,
+    check_row,
+    check_values,
+    student_t_cdf,
+    student_t_quantile,
+)
 from predictor.transforms import ScaleTransform
 
 # Student-t reweighting steps when a new model is folded in.
@@ -675,6 +682,35 @@ class BayesianCompleter:
             high = np.where(self.observed_, self.values_, high)
         return low, high
 
+    def predict_within(self, width: float = 5.0) -> np.ndarray:
+        """P(|true score - prediction| <= width) per cell, original units (observed: 1).
+
+        The trust figure: the same Student-t predictive as `predict_interval`, so it is
+        calibrated with it (checked by decile in `benchmarks/calibration.py`)."""
+        noise_var = self.model_noise_[:, None] * self.benchmark_noise_[None, :]
+        p = self._within(self.z_pred_, self.z_var_ + noise_var, width)
+        return np.where(self.observed_, 1.0, p)
+
+    def _within(self, z_mean: np.ndarray, var: np.ndarray, width: float) -> np.ndarray:
+        """Predictive probability that the score lies within `width` of its point prediction.
+
+        The band mean +- width (clipped to 0-100 on percent columns) is mapped into z-space
+        and the Student-t predictive mass inside it is returned."""
+        if not (isinstance(width, int | float) and math.isfinite(width) and width > 0):
+            raise ValueError(f"width must be a positive number of points, got {width!r}")
+        tf = self.transform_
+        mean = tf.inverse(z_mean)
+        percent = np.broadcast_to(tf.is_percent_, mean.shape)
+        low, high = mean - width, mean + width
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z_low = np.where(percent & (low <= 0.0), -np.inf, tf.transform(low))
+            z_high = np.where(percent & (high >= 100.0), np.inf, tf.transform(high))
+        scale = self.interval_scale * np.sqrt(var)
+        nu = float(self.nu)
+        return student_t_cdf((z_high - z_mean) / scale, nu) - student_t_cdf(
+            (z_low - z_mean) / scale, nu
+        )
+
     def _halfwidth(self, param_var: np.ndarray, noise_var: np.ndarray, level: float) -> np.ndarray:
         q = student_t_quantile(0.5 + check_level(level) / 2.0, float(self.nu))
         return self.interval_scale * q * np.sqrt(param_var + noise_var)
@@ -700,6 +736,15 @@ class BayesianCompleter:
         if keep_observed:
             pred = np.where(np.isnan(row), pred, row)
         return (pred, z_row) if return_z else pred
+
+    def fold_in_within(
+        self, row: np.ndarray, width: float = 5.0, features: np.ndarray | None = None
+    ) -> np.ndarray:
+        """P(|true score - fold-in prediction| <= width) per benchmark; known scores: 1."""
+        row = check_row(row, self.benchmark_params_.shape[1])
+        z_row, var = self._fold_in_z(row, features)
+        p = self._within(z_row, var + self.new_model_noise_ * self.benchmark_noise_, width)
+        return np.where(np.isnan(row), p, 1.0)
 
     def fold_in_interval(
         self,

@@ -37,24 +37,38 @@ def check_row(row: Any, n_columns: int) -> np.ndarray:
     return row
 
 
-@lru_cache(maxsize=64)
-def student_t_quantile(prob: float, dof: float) -> float:
-    """Quantile of Student's t with `dof` > 0 degrees of freedom (numpy only, ~1e-9 accurate).
+@lru_cache(maxsize=16)
+def _t_table(dof: float) -> tuple[np.ndarray, np.ndarray]:
+    """(theta grid, P(0 < T < sqrt(dof) tan(theta)) / P(T > 0)) for Student's t.
 
     With t = sqrt(dof) tan(theta), P(0 < T < t) is proportional to the integral of
-    cos(theta)^(dof - 1) from 0 to theta; it is tabulated on a fine grid and inverted.
+    cos(theta)^(dof - 1) from 0 to theta; tabulated on a fine grid (~1e-9 accurate).
     """
-    if not 0.0 < prob < 1.0:
-        raise ValueError(f"prob must lie in (0, 1), got {prob}")
     if dof <= 0:
         raise ValueError(f"dof must be > 0, got {dof}")
-    if prob == 0.5:
-        return 0.0
     n = 100_000
     theta = np.linspace(0.0, math.pi / 2, n + 1)
     mid = (theta[:-1] + theta[1:]) / 2
     mass = np.concatenate([[0.0], np.cumsum(np.cos(mid) ** (dof - 1.0))])
-    mass /= mass[-1]  # P(0 < T < t(theta)) / P(T > 0)
+    return theta, mass / mass[-1]
+
+
+def student_t_cdf(t: np.ndarray, dof: float) -> np.ndarray:
+    """CDF of Student's t with `dof` > 0 degrees of freedom at `t` (+-inf allowed)."""
+    theta, mass = _t_table(float(dof))
+    t = np.asarray(t, dtype=float)
+    half = np.interp(np.arctan(np.abs(t) / math.sqrt(dof)), theta, mass)
+    return 0.5 + np.sign(t) * half / 2.0
+
+
+@lru_cache(maxsize=64)
+def student_t_quantile(prob: float, dof: float) -> float:
+    """Quantile of Student's t with `dof` > 0 degrees of freedom (numpy only, ~1e-9 accurate)."""
+    if not 0.0 < prob < 1.0:
+        raise ValueError(f"prob must lie in (0, 1), got {prob}")
+    theta, mass = _t_table(float(dof))
+    if prob == 0.5:
+        return 0.0
     target = abs(2.0 * prob - 1.0)
     angle = float(np.interp(target, mass, theta))
     t = math.sqrt(dof) * math.tan(min(angle, math.pi / 2 - 1e-12))

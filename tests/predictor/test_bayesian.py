@@ -11,7 +11,7 @@ import predictor.methods.bayesian as bayesian
 from predictor.completion import LowRankCompleter, complete_matrix
 from predictor.fitted_state import export_state, restore_state
 from predictor.methods.bayesian import BayesianCompleter
-from predictor.methods.common import student_t_quantile
+from predictor.methods.common import student_t_cdf, student_t_quantile
 
 
 def rank2_percent_matrix(n: int = 60, m: int = 40, seed: int = 7) -> np.ndarray:
@@ -204,3 +204,35 @@ def test_student_t_quantile_matches_tables():
     assert student_t_quantile(0.995, 10.0) == pytest.approx(3.169273, abs=1e-5)
     assert student_t_quantile(0.05, 3.0) == pytest.approx(-2.353363, abs=1e-5)
     assert student_t_quantile(0.5, 4.0) == 0.0
+
+
+def test_student_t_cdf_matches_the_closed_form_and_inverts_the_quantile():
+    t = np.array([-np.inf, -4.0, -1.0, 0.0, 0.3, 2.5, np.inf])
+    x = t[1:-1] / np.sqrt(3.0)
+    closed = 0.5 + (x / (1.0 + x**2) + np.arctan(x)) / np.pi  # t with 3 dof
+    assert student_t_cdf(t, 3.0) == pytest.approx([0.0, *closed, 1.0], abs=1e-9)
+    for prob, dof in ((0.95, 3.0), (0.8, 7.5), (0.01, 1.0)):
+        assert student_t_cdf(student_t_quantile(prob, dof), dof) == pytest.approx(prob, abs=1e-7)
+
+
+def test_trust_figure_is_the_interval_mass_of_the_same_predictive():
+    """P(|err| <= w) at w = the 90% half-width is 0.9 where the scale is linear (unbounded)."""
+    full = rank2_percent_matrix(40, 20, seed=3) / 10.0
+    observed, mask = hide(full, 0.3, seed=2)
+    model = BayesianCompleter(n_chains=2).fit(observed, ["unbounded"] * 20)
+    low, high = model.predict_interval(0.9)
+    i, j = np.argwhere(mask)[0]
+    half = (high[i, j] - low[i, j]) / 2.0
+    assert model.predict_within(half)[i, j] == pytest.approx(0.9, abs=1e-6)
+    p5, p1 = model.predict_within(0.5), model.predict_within(0.1)
+    assert np.all(p5[~mask] == 1.0)
+    assert np.all((p1[mask] > 0) & (p1[mask] < p5[mask]) & (p5[mask] < 1.0))
+    row = full[0].copy()
+    row[1:] = np.nan
+    folded = model.fold_in_within(row, 0.5)
+    assert folded[0] == 1.0 and np.all((folded[1:] > 0) & (folded[1:] < 1))
+    lo, hi = model.fold_in_interval(row, level=0.8)
+    k = 3
+    assert model.fold_in_within(row, (hi[k] - lo[k]) / 2.0)[k] == pytest.approx(0.8, abs=1e-6)
+    with pytest.raises(ValueError, match="width must be a positive number"):
+        model.predict_within(0.0)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from predictor import BenchPress, UnknownNameError
+from predictor.api import predictions_frame
 from predictor.paths import bundled_snapshot_dir
 
 SEED_PROBES = {
@@ -41,6 +42,31 @@ def test_seed_probe_set_predicts_many_benchmarks(bp: BenchPress) -> None:
         for b, p in predictions.items()
         if scale[b] == "percent" and not p.observed
     )
+
+
+def test_every_prediction_carries_a_trust_figure(bp: BenchPress) -> None:
+    """P(|error| <= 5 points): 1 for the probes, a probability on percent benchmarks that
+    falls as the interval widens, NaN where 5 units mean nothing comparable (Elo, dollars)."""
+    predictions = bp.predict(SEED_PROBES)
+    scale = dict(bp.snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
+    assert predictions["gpqa_diamond"].p_within_5 == 1.0
+    assert math.isnan(predictions["chatbot_arena_elo"].p_within_5)
+    percent = [p for b, p in predictions.items() if scale[b] == "percent" and not p.observed]
+    assert all(0.0 < p.p_within_5 < 1.0 for p in percent)
+    widths = np.array([p.high - p.low for p in percent])
+    trust = np.array([p.p_within_5 for p in percent])
+    assert np.corrcoef(np.argsort(np.argsort(widths)), np.argsort(np.argsort(trust)))[0, 1] < -0.8
+    frame = predictions_frame(predictions)
+    assert frame.columns == [
+        "benchmark",
+        "score",
+        "low",
+        "high",
+        "level",
+        "observed",
+        "p_within_5",
+        "confidence",
+    ]
 
 
 def test_higher_probes_predict_higher_scores(bp: BenchPress) -> None:

@@ -84,6 +84,18 @@ def test_predict_csv_is_predictions_frame(capsys, bp: BenchPress) -> None:
     assert expected.filter(pl.col("observed")).height == 2
 
 
+def test_predict_json_is_strict_json_with_null_for_missing_trust_figures(capsys) -> None:
+    code, out, _ = cli(capsys, "predict", "--scores", "gpqa_diamond=80", "--store", STORE, "--json")
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    doc = json.loads(out, parse_constant=refuse)
+    rows = {r["benchmark"]: r for r in doc["predictions"]}
+    assert code == 0 and rows["chatbot_arena_elo"]["p_within_5"] is None
+    assert 0 < rows["hle"]["p_within_5"] < 1 and rows["gpqa_diamond"]["p_within_5"] == 1.0
+
+
 def test_compare_csv_is_comparison_frame(capsys, bp: BenchPress) -> None:
     a, b = {"gpqa_diamond": 80.0, "hle": 20.0}, {"gpqa_diamond": 40.0, "hle": 5.0}
     code, out, _ = cli(

@@ -104,6 +104,16 @@ def test_type_probe_scores_and_see_predictions(
         "probe row",
     )
     assert "probe" in probe_class
+    # the trust figure: P(|err| <= 5) as a whole percentage, blank for probes and open scales
+    trust = {
+        b: browser.find_element("css selector", f'tr[data-benchmark="{b}"] td.trust').text
+        for b in ("hle", "gpqa_diamond", "chatbot_arena_elo")
+    }
+    assert trust == {
+        "hle": f"{round(100 * expected['hle'].p_within_5)}%",
+        "gpqa_diamond": "",
+        "chatbot_arena_elo": "",
+    }
     # the chart: one point per percent benchmark, probes drawn as diamonds
     percent = [b for b in expected if bp._scale[b] == "percent"]
     assert len(browser.find_elements("css selector", "#predict-chart g.row")) == len(percent)

@@ -423,6 +423,7 @@ const COLUMNS = [
   { key: "low", label: "Low", numeric: true },
   { key: "high", label: "High", numeric: true },
   { key: "confidence", label: "±", numeric: true },
+  { key: "p_within_5", label: "P(|err| ≤ 5)", numeric: true },
   { key: "kind", label: "Kind" },
 ];
 
@@ -492,6 +493,11 @@ function renderPredictionTable() {
         el("td", { class: "num", text: fmt(p.low) }),
         el("td", { class: "num", text: fmt(p.high) }),
         el("td", { class: "num", text: p.observed ? "" : fmt(p.confidence) }),
+        el("td", {
+          class: "num trust",
+          title: "probability that the true score is within 5 points of the prediction",
+          text: p.observed || p.p_within_5 === null ? "" : `${Math.round(100 * p.p_within_5)}%`,
+        }),
         el(
           "td",
           {},
