@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.identity.registry import Registry
+from pipelines.stages.costs import run_cost_facts
 from pipelines.stages.fit import FitParams, FitResult
 from predictor.fitted_state import export_state
 from predictor.trust.suspicious import residual_table
@@ -37,7 +38,10 @@ def model_table(normalized: pl.DataFrame, cells: pl.DataFrame, fit: FitResult) -
     )
 
 
-def benchmark_table(registry: Registry, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
+def benchmark_table(
+    registry: Registry, cells: pl.DataFrame, fit: FitResult, run_costs: pl.DataFrame
+) -> pl.DataFrame:
+    """One row per benchmark with cells: registry facts, counts, fit membership, run costs."""
     counts = cells.group_by("benchmark_id").agg(pl.len().cast(pl.Int32).alias("n_cells"))
     fitted = pl.DataFrame(
         {"benchmark_id": fit.benchmark_ids, "in_fit": [True] * len(fit.benchmark_ids)}
@@ -46,6 +50,7 @@ def benchmark_table(registry: Registry, cells: pl.DataFrame, fit: FitResult) -> 
         registry.benchmarks.join(counts, on="benchmark_id", how="inner")
         .join(fitted, on="benchmark_id", how="left")
         .with_columns(pl.col("in_fit").fill_null(False))
+        .join(run_costs, on="benchmark_id", how="left")
         .select(
             "benchmark_id",
             "name",
@@ -57,6 +62,8 @@ def benchmark_table(registry: Registry, cells: pl.DataFrame, fit: FitResult) -> 
             "upper",
             "n_cells",
             "in_fit",
+            "run_cost_usd",
+            "run_cost_reports",
         )
         .sort("benchmark_id")
     )
@@ -106,7 +113,7 @@ def snapshot_tables(
     return SnapshotTables(
         cells=cells.rename({"payload_url": "url"}).sort("model_id", "benchmark_id"),
         models=model_table(normalized, cells, fit),
-        benchmarks=benchmark_table(registry, cells, fit),
+        benchmarks=benchmark_table(registry, cells, fit, run_cost_facts(normalized)),
         aliases=alias_table(normalized),
         conflicts=conflicts,
         fit=fit_doc,

@@ -1,14 +1,23 @@
-"""Default cost of running one benchmark, in "standard benchmark runs" (1.0 = a typical
-multiple-choice or short-answer suite). Agentic and coding benchmarks that need tool use,
-sandboxes or many long generations cost more. Every function taking `costs` accepts a
-mapping benchmark -> cost (or a sequence per column) that overrides these defaults.
+"""Cost of running one benchmark, in "standard benchmark runs" (1.0 = a typical
+multiple-choice or short-answer suite). Every function taking `costs` accepts a mapping
+benchmark -> cost (or a sequence per column) that overrides everything below.
 
-| kind                                         | default cost |
-|----------------------------------------------|--------------|
-| any benchmark                                | 1.0          |
-| category `coding` or a coding-looking id     | 2.0          |
-| category `agentic` or an agentic-looking id  | 3.0          |
-| explicit entries in `DEFAULT_COSTS`          | as listed    |
+Where a leaderboard publishes what its runs cost (Aider, SWE-bench, ARC Prize; the snapshot's
+benchmark table carries the median USD per full run as `run_cost_usd`), that fact decides:
+cost = run_cost_usd / USD_PER_STANDARD_RUN, kept within [MIN_COST, MAX_COST]. Otherwise the
+documented defaults apply (agentic and coding suites need tool use, sandboxes or many long
+generations):
+
+| kind (first that applies)                    | cost                               |
+|----------------------------------------------|------------------------------------|
+| source reports USD per run (>= 10 runs)      | run_cost_usd / 10, within 0.25-50  |
+| explicit entries in `DEFAULT_COSTS`          | as listed                          |
+| category `agentic` or an agentic-looking id  | 3.0                                |
+| category `coding` or a coding-looking id     | 2.0                                |
+| any other benchmark                          | 1.0                                |
+
+USD_PER_STANDARD_RUN is our assumption, not a measurement: about what one pass over a
+1,000-2,000 question multiple-choice suite costs on a frontier API in 2026.
 """
 
 from __future__ import annotations
@@ -33,6 +42,9 @@ DEFAULT_COSTS: dict[str, float] = {
     "aider_polyglot_diff": 2.0,
 }
 CATEGORY_COSTS: dict[str, float] = {"agentic": 3.0, "coding": 2.0}
+USD_PER_STANDARD_RUN = 10.0
+MIN_COST, MAX_COST = 0.25, 50.0
+MIN_COST_REPORTS = 10  # runs behind a source's median cost before it replaces the default
 _AGENTIC_HINTS = ("swe_", "tau", "browsecomp", "osworld", "webarena", "gaia", "terminal", "mcp")
 _CODING_HINTS = ("code", "coder", "humaneval", "mbpp", "aider", "livecodebench", "bigcodebench")
 
@@ -51,14 +63,28 @@ def default_cost(benchmark: str, category: str | None = None) -> float:
     return 1.0
 
 
+def cost_from_usd(run_cost_usd: float) -> float:
+    """Standard runs for a benchmark whose source reports `run_cost_usd` per full run."""
+    return float(np.clip(run_cost_usd / USD_PER_STANDARD_RUN, MIN_COST, MAX_COST))
+
+
 def resolve_costs(
     benchmarks: Sequence[str],
     costs: Mapping[str, float] | Sequence[float] | None = None,
     categories: Mapping[str, str | None] | None = None,
+    run_cost_usd: Mapping[str, float | None] | None = None,
 ) -> np.ndarray:
-    """Cost per column: defaults, overridden by `costs` (mapping by id or one per column)."""
+    """Cost per column: source facts (`run_cost_usd`), else defaults; `costs` overrides both
+    (mapping by id or one per column)."""
     categories = categories or {}
-    out = np.array([default_cost(b, categories.get(b)) for b in benchmarks], dtype=float)
+    measured = {b: v for b, v in (run_cost_usd or {}).items() if v is not None and v > 0}
+    out = np.array(
+        [
+            cost_from_usd(measured[b]) if b in measured else default_cost(b, categories.get(b))
+            for b in benchmarks
+        ],
+        dtype=float,
+    )
     if costs is None:
         return out
     if isinstance(costs, Mapping):

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from predictor.trust.costs import resolve_costs
+from predictor.trust.costs import MIN_COST_REPORTS, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
 
@@ -28,9 +28,20 @@ def _categories(bp) -> dict[str, str | None]:
     return dict(table.select("benchmark_id", "category").iter_rows())
 
 
+def _run_costs(bp) -> dict[str, float | None]:
+    """Median USD per run from the sources, where enough runs report one (MIN_COST_REPORTS:
+    a median over a handful of runs says more about which models ran it than about it)."""
+    table = bp.snapshot.benchmarks
+    if "run_cost_usd" not in table.columns:  # snapshots published before cost facts
+        return {}
+    enough = table.filter(pl.col("run_cost_reports") >= MIN_COST_REPORTS)
+    return dict(enough.select("benchmark_id", "run_cost_usd").iter_rows())
+
+
 def benchmark_costs(bp, costs: Mapping[str, float] | None = None) -> np.ndarray:
-    """Cost per fitted benchmark of `bp`: documented defaults, overridden by `costs`."""
-    return resolve_costs(bp.fit_benchmarks_, costs, _categories(bp))
+    """Cost per fitted benchmark of `bp`: the sources' run costs where the snapshot has them,
+    else documented defaults; `costs` overrides both (see `predictor.trust.costs`)."""
+    return resolve_costs(bp.fit_benchmarks_, costs, _categories(bp), _run_costs(bp))
 
 
 def what_to_run_next(

@@ -9,7 +9,8 @@ P cells only, and the score is the median absolute error, in original units, poo
 
 Ties are broken by column order, the completer has a fixed seed: the result is deterministic.
 Costs (see `predictor.trust.costs`) only matter with a `budget`: candidates that no longer fit
-the remaining budget are skipped.
+the remaining budget are skipped. The search stops before k when no remaining affordable
+candidate lowers the expected error (another probe would only spend budget).
 """
 
 from __future__ import annotations
@@ -192,8 +193,8 @@ def select_probes_detailed(
             looked_at += 1
             if progress is not None:
                 progress(looked_at, total)
-        if best is None:
-            break
+        if best is None or best_score >= (errors[-1] if errors else baseline) - 1e-12:
+            break  # nothing affordable lowers the expected error: more probes only cost
         p, s = scorer.terms(best)
         prec, shift = prec + p, shift + s
         chosen.append(best)

@@ -72,6 +72,10 @@ def test_budget_and_candidates_are_respected(synthetic) -> None:
     assert set(only) <= {3, 4, 5}
     with pytest.raises(ValueError, match=r"budget 0.5 is below the cheapest allowed probe"):
         select_probes_detailed(values, scales, k=2, costs=costs, budget=0.5, completer=comp)
+    every = select_probes_detailed(values, scales, k=values.shape[1], completer=comp)
+    steps = [every.baseline_error, *every.errors]
+    assert all(b < a for a, b in zip(steps, steps[1:], strict=False))  # each probe helps
+    assert len(every.columns) < values.shape[1]  # and the search stops when none would
     with pytest.raises(ValueError, match="budget must be > 0"):
         select_probes_detailed(values, scales, k=2, budget=0, completer=comp)
 

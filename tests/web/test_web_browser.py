@@ -419,12 +419,12 @@ def test_probe_link_runs_on_load_and_shows_errors(
     wait(browser, lambda d: picked(d) == expected.benchmarks, "picked on load")
     assert browser.find_element("id", "picker-targets").get_attribute("value") == "reasoning"
 
-    open_page(browser, app.url + "/?view=probes&k=2&budget=0.5&targets=chat")
+    open_page(browser, app.url + "/?view=probes&k=2&budget=0.1&targets=chat")
     error = browser.find_element("id", "picker-error")
     wait(browser, lambda d: error.is_displayed(), "error shown")
     assert error.text == (
-        "budget 0.5 is too small: the cheapest allowed probe costs 1 standard benchmark run "
-        "(e.g. aa_intelligence_index)"
+        "budget 0.1 is too small: the cheapest allowed probe costs 0.25 standard benchmark "
+        "runs (e.g. aider_code_editing_whole)"
     )
     assert browser.find_element("id", "picker-use").get_attribute("disabled") is not None
 
