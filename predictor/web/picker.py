@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from predictor.api import BenchPress
 from predictor.resolve import UnknownNameError
-from predictor.trust.costs import CATEGORY_COSTS, DEFAULT_COSTS
+from predictor.trust.costs import CATEGORY_COSTS, DEFAULT_COSTS, USD_PER_STANDARD_RUN
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.probes import ProbeSelection
 from predictor.trust.profiles import PROFILES, profile
@@ -41,7 +41,8 @@ COST_NOTE = (
     "1 = one typical multiple-choice or short-answer suite; "
     f"coding suites cost {CATEGORY_COSTS['coding']:g}, agentic ones "
     f"{CATEGORY_COSTS['agentic']:g}, and some suites (sandboxed agents, human-vote Elo) up to "
-    f"{max(DEFAULT_COSTS.values()):g}"
+    f"{max(DEFAULT_COSTS.values()):g}; where a leaderboard reports what runs cost (Aider, "
+    f"SWE-bench, ARC Prize), the median USD per run / {USD_PER_STANDARD_RUN:g}"
 )
 
 
