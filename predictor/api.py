@@ -44,7 +44,7 @@ class Prediction:
 
     `p_within_5` is the trust figure: the predictive probability that the true score lies
     within 5 percentage points of `score`, calibrated on held-out cells like the interval
-    (1.0 for the probes themselves). NaN on benchmarks not scored in percent (Elo, dollars,
+    (1.0 for the probes themselves). None on benchmarks not scored in percent (Elo, dollars,
     1-10 ratings: 5 units mean something else on each) and for a snapshot fitted by the
     recipe ALS, which has no predictive distribution."""
 
@@ -54,7 +54,7 @@ class Prediction:
     high: float
     level: float
     observed: bool = False  # True for the probes themselves (returned unchanged)
-    p_within_5: float = float("nan")
+    p_within_5: float | None = None
 
     @property
     def confidence(self) -> float:
@@ -234,7 +234,7 @@ class BenchPress:
                 high=float(max(high[j], mean[j])),
                 level=level,
                 observed=not np.isnan(row[j]),
-                p_within_5=float(trust[j]),
+                p_within_5=None if np.isnan(trust[j]) else float(trust[j]),
             )
             for j, benchmark in enumerate(self.fit_benchmarks_)
         }

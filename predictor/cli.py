@@ -62,9 +62,9 @@ def _listed_versions(store: SnapshotStore) -> list[str]:
         return store.cached_versions()
 
 
-def _percent(p: float) -> str:
-    """A probability as a whole percentage; blank when there is none (NaN)."""
-    return "" if p != p else f"{100 * p:.0f}%"
+def _percent(p: float | None) -> str:
+    """A probability as a whole percentage; blank when there is none."""
+    return "" if p is None else f"{100 * p:.0f}%"
 
 
 def cmd_predict(args: argparse.Namespace) -> int:

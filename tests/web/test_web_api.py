@@ -23,11 +23,6 @@ PREDICTION_FIELDS = {
 }
 
 
-def as_json(prediction) -> dict:
-    """`Prediction.as_dict()` as JSON carries it: NaN (no trust figure) becomes null."""
-    return {k: None if v != v else v for k, v in prediction.as_dict().items()}
-
-
 @pytest.fixture(scope="module")
 def bp() -> BenchPress:
     return BenchPress.load(BUNDLED_VERSION, store=bundled_snapshot_dir())
@@ -73,7 +68,7 @@ def test_predict_get_equals_the_python_api(app: RunningApp, bp: BenchPress) -> N
     assert [row["benchmark"] for row in doc["predictions"]] == sorted(expected)
     for row in doc["predictions"]:
         assert set(row) == PREDICTION_FIELDS
-        assert row == as_json(expected[row["benchmark"]])  # exact floats, through JSON
+        assert row == expected[row["benchmark"]].as_dict()  # exact floats, through JSON
 
 
 def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
@@ -83,7 +78,7 @@ def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
     doc = posted.json()
     assert doc["probes"] == {"gpqa_diamond": 70.0, "hle": 12.5}  # names resolved as in Python
     assert {r["benchmark"]: r for r in doc["predictions"]} == {
-        b: as_json(p) for b, p in expected.items()
+        b: p.as_dict() for b, p in expected.items()
     }
     form = app.post(
         "/api/predict",
