@@ -66,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         help="candidate probes must be observed for this share of models "
         "(the extra out-of-sample row)",
     )
+    parser.add_argument(
+        "--n-splits",
+        type=int,
+        default=1,
+        help="selection score: 1 = in-sample fold-in, > 1 = cross-fitted over that many "
+        "model groups (select_probes_detailed's n_splits)",
+    )
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
 
@@ -74,14 +81,17 @@ def main(argv: list[str] | None = None) -> int:
     models = list(range(n if args.models is None else min(args.models, n)))
 
     start = time.perf_counter()
-    full = select_probes_detailed(values, scales, k=args.k, benchmarks=benchmark_ids)
+    full = select_probes_detailed(
+        values, scales, k=args.k, benchmarks=benchmark_ids, n_splits=args.n_splits
+    )
     select_s = time.perf_counter() - start
     print(
         f"select k={args.k} over {values.shape[1]} benchmarks ({n} x {values.shape[1]}): "
         f"{select_s:.2f} s (fit + greedy search)"
     )
     for b, e in zip(full.benchmarks, full.errors, strict=True):
-        print(f"  + {b:<28} expected MedAE (in-sample fold-in) {e:.2f}")
+        how = "in-sample fold-in" if args.n_splits == 1 else f"cross-fitted, {args.n_splits} groups"
+        print(f"  + {b:<28} expected MedAE ({how}) {e:.2f}")
 
     paper_cols = [benchmark_ids.index(b) for b in PAPER_PROBES]
     results = {"select_seconds": select_s, "selected_full": full.as_dict()}
@@ -92,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     fold_of = rng.permutation(n) % 3
     for cov in (0.0, args.min_coverage):
         key = "selected_out_of_sample" if cov == 0.0 else "selected_out_of_sample_covered"
-        results[key] = _out_of_sample(values, scales, benchmark_ids, models, fold_of, args.k, cov)
+        results[key] = _out_of_sample(
+            values, scales, benchmark_ids, models, fold_of, args.k, cov, args.n_splits
+        )
 
     print(f"\nleave-one-model-out probe protocol, default method, {len(models)} models:")
     print(f"{'probe set':<50} {'MedAE hidden':>12} {'n hidden':>9} {'paper-style':>11}")
@@ -119,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _out_of_sample(values, scales, benchmark_ids, models, fold_of, k, min_coverage) -> dict:
+def _out_of_sample(
+    values, scales, benchmark_ids, models, fold_of, k, min_coverage, n_splits=1
+) -> dict:
     oos_cells, fold_sets = [], []
     for f in range(3):
         train = np.flatnonzero(fold_of != f)
@@ -131,6 +145,7 @@ def _out_of_sample(values, scales, benchmark_ids, models, fold_of, k, min_covera
             k=k,
             benchmarks=[benchmark_ids[j] for j in keep],
             min_coverage=min_coverage,
+            n_splits=n_splits,
         )
         cols = [int(keep[c]) for c in sel.columns]
         fold_sets.append([benchmark_ids[c] for c in cols])

@@ -113,6 +113,62 @@ class _Scorer:
         return float(np.median(err)) if len(err) else float("inf")
 
 
+class _Pooled:
+    """Greedy state over one or more scorers; the score is the median over all their cells.
+
+    One scorer: every model scored against the completer fitted on the whole matrix
+    (in-sample). Several: models split into groups, each group's models scored against a
+    completer fitted without them (cross-fitted, what a new model would see)."""
+
+    def __init__(self, scorers: list[_Scorer]):
+        self.scorers = scorers
+        self.state = [sc.engine.system([], sc.rows) for sc in scorers]
+
+    def score_with(self, chosen: Sequence[int], extra: int | None = None) -> float:
+        columns = [*chosen] if extra is None else [*chosen, extra]
+        parts = []
+        for sc, (prec, shift) in zip(self.scorers, self.state, strict=True):
+            if extra is not None:
+                p, s = sc.terms(extra)
+                prec, shift = prec + p, shift + s
+            parts.append(sc.errors(prec, shift, columns))
+        err = np.concatenate(parts) if parts else np.empty(0)
+        return float(np.median(err)) if len(err) else float("inf")
+
+    def add(self, column: int) -> None:
+        for g, sc in enumerate(self.scorers):
+            p, s = sc.terms(column)
+            prec, shift = self.state[g]
+            self.state[g] = (prec + p, shift + s)
+
+
+def _cross_fitted_scorers(
+    values: np.ndarray,
+    scales: Sequence[str],
+    targets: np.ndarray,
+    n_splits: int,
+    random_state: int,
+    n_draws: int | None,
+) -> list[_Scorer]:
+    """One scorer per group of models, against a completer fitted with the group hidden.
+
+    A column observed only inside the group keeps those cells in the fit (it could not be
+    fitted otherwise); everything else of the group's models is hidden."""
+    rng = np.random.default_rng(random_state)
+    group = rng.permutation(values.shape[0]) % n_splits
+    observed = np.isfinite(values)
+    scorers = []
+    for g in range(n_splits):
+        inside = group == g
+        outside_counts = observed[~inside].sum(axis=0)
+        train = values.copy()
+        train[np.ix_(inside, outside_counts > 0)] = np.nan
+        completer = BayesianCompleter(random_state=random_state).fit(train, scales)
+        own = np.where(inside[:, None], values, np.nan)
+        scorers.append(_Scorer(BatchFoldIn(completer, own, n_draws=n_draws), targets))
+    return scorers
+
+
 def select_probes_detailed(
     values: np.ndarray,
     scales: Sequence[str],
@@ -127,6 +183,7 @@ def select_probes_detailed(
     random_state: int = 0,
     min_coverage: float = 0.0,
     progress: Callable[[int, int], None] | None = None,
+    n_splits: int = 1,
 ) -> ProbeSelection:
     """Greedy forward selection of up to `k` probe columns (see the module doc).
 
@@ -138,7 +195,8 @@ def select_probes_detailed(
     candidates (a probe few models ran helps few models; a new model is unlikely to have it).
     `progress(done, total)` is called after each candidate of each greedy step is looked at;
     `total` counts every step's candidates (fewer are looked at when the pool or budget runs
-    out first).
+    out first). `n_splits` > 1 scores cross-fitted: models in `n_splits` seeded groups, each
+    predicted by a completer fitted without its group (`completer` is then not used).
     """
     values = np.asarray(values, dtype=float)
     n, m = values.shape
@@ -170,12 +228,18 @@ def select_probes_detailed(
                 f"budget {budget:g} is below the cheapest allowed probe ({label}, cost "
                 f"{cost[cheapest]:g}); raise the budget or allow cheaper benchmarks"
             )
-    if completer is None:
-        completer = BayesianCompleter(random_state=random_state).fit(values, scales)
-    engine = BatchFoldIn(completer, values, n_draws=n_draws)
-    scorer = _Scorer(engine, target_cols)
-    prec, shift = engine.system([], scorer.rows)
-    baseline = scorer.score(prec, shift, [])
+    if n_splits < 1:
+        raise ValueError(f"n_splits must be >= 1, got {n_splits}")
+    if n_splits > 1:
+        scorers = _cross_fitted_scorers(
+            values, scales, target_cols, n_splits, random_state, n_draws
+        )
+    else:
+        if completer is None:
+            completer = BayesianCompleter(random_state=random_state).fit(values, scales)
+        scorers = [_Scorer(BatchFoldIn(completer, values, n_draws=n_draws), target_cols)]
+    pooled = _Pooled(scorers)
+    baseline = pooled.score_with([])
     chosen: list[int] = []
     errors: list[float] = []
     spent = 0.0
@@ -186,8 +250,7 @@ def select_probes_detailed(
             if c in chosen:
                 continue
             if budget is None or spent + cost[c] <= budget + 1e-12:
-                p, s = scorer.terms(c)
-                score = scorer.score(prec + p, shift + s, [*chosen, c])
+                score = pooled.score_with(chosen, c)
                 if score < best_score - 1e-12:
                     best, best_score = c, score
             looked_at += 1
@@ -195,8 +258,7 @@ def select_probes_detailed(
                 progress(looked_at, total)
         if best is None or best_score >= (errors[-1] if errors else baseline) - 1e-12:
             break  # nothing affordable lowers the expected error: more probes only cost
-        p, s = scorer.terms(best)
-        prec, shift = prec + p, shift + s
+        pooled.add(best)
         chosen.append(best)
         errors.append(best_score)
         spent += float(cost[best])

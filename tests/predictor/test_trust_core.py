@@ -76,6 +76,13 @@ def test_budget_and_candidates_are_respected(synthetic) -> None:
     steps = [every.baseline_error, *every.errors]
     assert all(b < a for a, b in zip(steps, steps[1:], strict=False))  # each probe helps
     assert len(every.columns) < values.shape[1]  # and the search stops when none would
+    crossed = select_probes_detailed(values, scales, k=3, n_splits=3)
+    assert crossed == select_probes_detailed(values, scales, k=3, n_splits=3)  # seeded
+    assert len(crossed.columns) == 3 and crossed.errors == sorted(crossed.errors, reverse=True)
+    # scored on models the completers did not see: more pessimistic than in-sample
+    assert crossed.baseline_error > every.baseline_error
+    with pytest.raises(ValueError, match="n_splits must be >= 1"):
+        select_probes_detailed(values, scales, k=2, n_splits=0, completer=comp)
     with pytest.raises(ValueError, match="budget must be > 0"):
         select_probes_detailed(values, scales, k=2, budget=0, completer=comp)
 
