@@ -11,8 +11,9 @@ hidden, `BayesianCompleter` (defaults) is fitted once, and for every held-out ce
   Cells are binned by predicted probability into deciles; per decile the mean predicted
   probability is compared with the observed share of cells within 5 points;
 - coverage of the 90% interval per evidence stratum (observed cells left in the model's row);
-- a new model folded in with only k known scores (k = 5, 15; seeded random choice), leave one
-  model out: 90% coverage and median width of its other cells (the low-evidence case);
+- a new model folded in with only k known scores (k = 3, 5, 15; seeded random choice; 3 model
+  folds): 90% coverage and median width of its other cells (the low-evidence case), with the
+  model-based intervals and with the fold-in calibration computed without those models;
 - the alternatives the issue suggests, measured on the same cells: split-conformal intervals
   z_pred +- q * sd, where sd is the predictive scale and q the conformal quantile of
   |z_true - z_pred| / sd over the OTHER 29 folds' held-out cells (pooled, stratified by row
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -38,6 +38,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
+from predictor.calibration import (  # noqa: E402
+    calibrate_fold_in,
+    conformal_quantile,
+    hide_models,
+)
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
@@ -49,7 +54,7 @@ from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 WITHIN = 5.0
 EVIDENCE_EDGES = (20, 30, 45)  # strata: <= 20, 21-30, 31-45, > 45 observed cells in the row
-FOLD_IN_KNOWN = (5, 15)  # known scores of a new model in the fold-in check
+FOLD_IN_KNOWN = (3, 5, 15)  # known scores of a new model in the fold-in check
 
 
 def cell_inverse(comp: BayesianCompleter, z: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -58,13 +63,6 @@ def cell_inverse(comp: BayesianCompleter, z: np.ndarray, j: np.ndarray) -> np.nd
     warped = z * tf.std_[j] + tf.mean_[j]
     percent = 100.0 / (1.0 + np.exp(-np.clip(warped, -30.0, 30.0)))
     return np.where(tf.is_percent_[j], percent, warped)
-
-
-def conformal_quantile(scores: np.ndarray, level: float) -> float:
-    """Split-conformal quantile: the ceil((n + 1) * level)-th smallest score."""
-    ordered = np.sort(scores)
-    rank = min(len(ordered), math.ceil((len(ordered) + 1) * level))
-    return float(ordered[rank - 1])
 
 
 def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str, dict]:
@@ -99,36 +97,49 @@ def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str,
     return out
 
 
-def fold_in_check(values: np.ndarray, scales: list[str], known: int, seed: int = 0) -> dict:
-    """Leave each model out, fit on the rest, fold it in from `known` random scores."""
+def fold_in_check(
+    values: np.ndarray, scales: list[str], known: int, n_splits: int = 3, seed: int = 0
+) -> dict:
+    """New models folded in from `known` random scores, model-based and calibrated intervals.
+
+    Models in `n_splits` seeded groups; per group a completer is fitted on the other models
+    and its fold-in calibration (`predictor.calibration.calibrate_fold_in`) computed from those
+    models only; each held-out model is then folded in from `known` of its scores and scored
+    on the rest, with and without the calibration."""
     rng = np.random.default_rng(seed)
-    covered, widths, probs, hits = [], [], [], []
-    for i in range(values.shape[0]):
-        observed = np.flatnonzero(np.isfinite(values[i]))
-        if len(observed) <= known:
-            continue
-        train = np.delete(values, i, axis=0)
-        keep = np.flatnonzero(~np.isnan(train).all(axis=0))
-        comp = BayesianCompleter().fit(train[:, keep], [scales[c] for c in keep])
-        revealed = rng.choice(observed, known, replace=False)
-        row = np.full(values.shape[1], np.nan)
-        row[revealed] = values[i, revealed]
-        hidden = np.setdiff1d(np.intersect1d(observed, keep), revealed)
-        pos = np.full(values.shape[1], -1)
-        pos[keep] = np.arange(len(keep))
-        low, high = comp.fold_in_interval(row[keep], level=0.9, keep_observed=False)
-        actual = values[i, hidden]
-        lo, hi = low[pos[hidden]], high[pos[hidden]]
-        covered.append((actual >= lo) & (actual <= hi))
-        widths.append(hi - lo)
-        mean = comp.fold_in(row[keep], keep_observed=False)[pos[hidden]]
-        probs.append(comp.fold_in_within(row[keep], WITHIN)[pos[hidden]])
-        hits.append(np.abs(mean - actual) <= WITHIN)
+    group = rng.permutation(values.shape[0]) % n_splits
+    observed = np.isfinite(values)
+    out: dict[str, list] = {"raw": [], "calibrated": [], "raw_w": [], "cal_w": []}
+    probs, hits = [], []
+    for g in range(n_splits):
+        inside = group == g
+        comp = BayesianCompleter().fit(hide_models(values, inside), scales)
+        calibration = calibrate_fold_in(np.where(inside[:, None], np.nan, values), scales)
+        for i in np.flatnonzero(inside):
+            cells = np.flatnonzero(observed[i])
+            if len(cells) < known + 3:
+                continue
+            revealed = rng.choice(cells, known, replace=False)
+            row = np.full(values.shape[1], np.nan)
+            row[revealed] = values[i, revealed]
+            hidden = np.setdiff1d(cells, revealed)
+            actual = values[i, hidden]
+            for key, cal in (("raw", None), ("calibrated", calibration)):
+                comp.fold_in_calibration_ = cal
+                low, high = comp.fold_in_interval(row, level=0.9, keep_observed=False)
+                lo, hi = low[hidden], high[hidden]
+                out[key].append((actual >= lo) & (actual <= hi))
+                out["raw_w" if cal is None else "cal_w"].append(hi - lo)
+            mean = comp.fold_in(row, keep_observed=False)[hidden]
+            probs.append(comp.fold_in_within(row, WITHIN)[hidden])
+            hits.append(np.abs(mean - actual) <= WITHIN)
     return {
         "known": known,
-        "n_cells": int(sum(len(c) for c in covered)),
-        "coverage": float(np.concatenate(covered).mean()),
-        "median_width": float(np.median(np.concatenate(widths))),
+        "n_cells": int(sum(len(c) for c in out["raw"])),
+        "coverage": float(np.concatenate(out["raw"]).mean()),
+        "median_width": float(np.median(np.concatenate(out["raw_w"]))),
+        "coverage_calibrated": float(np.concatenate(out["calibrated"]).mean()),
+        "median_width_calibrated": float(np.median(np.concatenate(out["cal_w"]))),
         "within5_predicted": float(np.concatenate(probs).mean()),
         "within5_observed": float(np.concatenate(hits).mean()),
     }
@@ -225,14 +236,18 @@ def main(argv: list[str] | None = None) -> int:
         results["coverage90_by_evidence"].append(row)
         print(f"  {label:>8} cells: {row['n']:>6}  coverage {row['coverage']:.3f}")
 
-    print("\n90% intervals of a new model folded in from k random known scores (pooled):")
+    print(
+        "\n90% intervals of a new model folded in from k random known scores (3 model folds, "
+        "pooled): model-based | calibrated (conformal by known scores, fitted without them)"
+    )
     results["fold_in90"] = []
     for known in FOLD_IN_KNOWN:
         row = fold_in_check(values, scales, known)
         results["fold_in90"].append(row)
         print(
-            f"  k = {known:>2}: {row['n_cells']:>5} cells  coverage {row['coverage']:.3f}  "
-            f"median width {row['median_width']:.1f}  P(|err| <= {WITHIN:g}) predicted "
+            f"  k = {known:>2}: {row['n_cells']:>5} cells  coverage {row['coverage']:.3f} "
+            f"width {row['median_width']:.1f} | coverage {row['coverage_calibrated']:.3f} "
+            f"width {row['median_width_calibrated']:.1f}  P(|err| <= {WITHIN:g}) predicted "
             f"{row['within5_predicted']:.3f}, observed {row['within5_observed']:.3f}"
         )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from predictor.calibration import FoldInCalibration
 from predictor.completion import LowRankCompleter
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.transforms import ScaleTransform
@@ -88,6 +89,11 @@ def _export_bayes(model: BayesianCompleter) -> dict[str, Any]:
         "transform_std": _round(model.transform_.std_),
         "new_model_noise": float(f"{model.new_model_noise_:.10g}"),
         "arrays": arrays,
+        **(
+            {"fold_in_calibration": calibration.as_dict()}
+            if (calibration := getattr(model, "fold_in_calibration_", None)) is not None
+            else {}
+        ),
     }
 
 
@@ -146,6 +152,10 @@ def _restore_bayes(state: dict[str, Any], values: np.ndarray) -> BayesianComplet
         array = np.asarray(stored["data"], dtype=float).reshape(stored["shape"])
         setattr(model, name, array)
     model.new_model_noise_ = float(state["new_model_noise"])
+    calibration = state.get("fold_in_calibration")  # absent in states written before it
+    model.fold_in_calibration_ = (
+        None if calibration is None else FoldInCalibration.from_dict(calibration)
+    )
     model.values_ = np.asarray(values, dtype=float)
     model.observed_ = ~np.isnan(model.values_)
     if model.values_.shape != model.z_pred_.shape:

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from pipelines.transforms.matrix import select_for_fit
+from predictor.calibration import calibrate_fold_in
 from predictor.methods.bayesian import BayesianCompleter
 
 
@@ -79,6 +80,11 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
         )
     model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
     completer = params.completer().fit(values, scales)
+    # new-model intervals calibrated on held-out models of this matrix (predictor.calibration)
+    calibration = calibrate_fold_in(
+        values, scales, params.completer, random_state=params.random_state
+    )
+    completer.fold_in_calibration_ = calibration
     observed = ~np.isnan(values)
     z_obs = completer.transform_.transform(values)
     z_filled = np.where(observed, z_obs, completer.z_pred_)
@@ -98,5 +104,10 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
         "median_benchmark_noise_sd_z": round(
             float(np.median(np.sqrt(completer.benchmark_noise_))), 6
         ),
+        "fold_in_factor90_by_known": [
+            round(calibration.factor(upper, 0.9), 6)
+            for upper in [*calibration.strata, calibration.strata[-1] + 1]
+        ],
+        "fold_in_calibration_residuals": list(calibration.residuals),
     }
     return FitResult(model_ids, benchmark_ids, scales, values, completer, figures)

@@ -579,6 +579,8 @@ class BayesianCompleter:
         self.model_prior_precision_ = draws.row_prior_prec[keep]
         # Noise multiplier (1 / rho) of a typical model, for models folded in later.
         self.new_model_noise_ = float(np.mean(1.0 / draws.rho))
+        # set by `predictor.calibration.calibrate_fold_in` (None: the model-based intervals)
+        self.fold_in_calibration_ = None
         return self
 
     @property
@@ -746,6 +748,15 @@ class BayesianCompleter:
         p = self._within(z_row, var + self.new_model_noise_ * self.benchmark_noise_, width)
         return np.where(np.isnan(row), p, 1.0)
 
+    def fold_in_predictive(
+        self, row: np.ndarray, features: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(mean, scale) in z-space of a new model's predictive per benchmark: the Student-t
+        (nu) the uncalibrated intervals use is mean +- interval_scale x t_q x scale."""
+        row = check_row(row, self.benchmark_params_.shape[1])
+        z_row, var = self._fold_in_z(row, features)
+        return z_row, np.sqrt(var + self.new_model_noise_ * self.benchmark_noise_)
+
     def fold_in_interval(
         self,
         row: np.ndarray,
@@ -753,11 +764,17 @@ class BayesianCompleter:
         keep_observed: bool = True,
         features: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) for a new model, from the same predictive as `predict_interval`."""
+        """(low, high) for a new model, from the same predictive as `predict_interval`.
+
+        With `fold_in_calibration_` set (see `predictor.calibration`) the half-width is
+        scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
         z_row, var = self._fold_in_z(row, features)
         noise = self.new_model_noise_ * self.benchmark_noise_
         half = self._halfwidth(var, noise, level)
+        calibration = getattr(self, "fold_in_calibration_", None)
+        if calibration is not None:
+            half = half * calibration.factor(int((~np.isnan(row)).sum()), level)
         low, high = self.transform_.inverse(z_row - half), self.transform_.inverse(z_row + half)
         if keep_observed:
             known = ~np.isnan(row)

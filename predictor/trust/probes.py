@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from predictor.calibration import hide_models
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.trust._foldin import BatchFoldIn
 from predictor.trust.costs import resolve_costs
@@ -150,19 +151,13 @@ def _cross_fitted_scorers(
     random_state: int,
     n_draws: int | None,
 ) -> list[_Scorer]:
-    """One scorer per group of models, against a completer fitted with the group hidden.
-
-    A column observed only inside the group keeps those cells in the fit (it could not be
-    fitted otherwise); everything else of the group's models is hidden."""
+    """One scorer per group of models, against a completer fitted with the group hidden."""
     rng = np.random.default_rng(random_state)
     group = rng.permutation(values.shape[0]) % n_splits
-    observed = np.isfinite(values)
     scorers = []
     for g in range(n_splits):
         inside = group == g
-        outside_counts = observed[~inside].sum(axis=0)
-        train = values.copy()
-        train[np.ix_(inside, outside_counts > 0)] = np.nan
+        train = hide_models(values, inside)
         completer = BayesianCompleter(random_state=random_state).fit(train, scales)
         own = np.where(inside[:, None], values, np.nan)
         scorers.append(_Scorer(BatchFoldIn(completer, own, n_draws=n_draws), targets))
