@@ -47,6 +47,12 @@ class FoldInCalibration:
         """Index of the evidence stratum of a model with `n_known` known scores."""
         return int(np.searchsorted(np.asarray(self.strata), n_known, side="left"))
 
+    def stratum_labels(self) -> list[str]:
+        """ "1-3", "4-6", ..., "21+": the known-score counts of each stratum."""
+        lows = [1, *(upper + 1 for upper in self.strata)]
+        spans = [f"{lo}-{hi}" for lo, hi in zip(lows, self.strata, strict=False)]
+        return [*spans, f"{lows[-1]}+"]
+
     def factor(self, n_known: int, level: float) -> float:
         """Multiplier on the model-based half-width at `level` for `n_known` known scores."""
         row = self.factors[self.stratum(n_known)]

@@ -66,6 +66,9 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
             "content_hash": digest,
             **scalar,
             "singular_values": dg.MetadataValue.json(figures["singular_values"]),
+            "fold_in_factor90_by_known": dg.MetadataValue.json(
+                figures["fold_in_factor90_by_known"]
+            ),
             "fit_params": dg.MetadataValue.json(vars(params)),
             "drift": dg.MetadataValue.json(drift or {"against": None}),
             **{name: dg.MetadataValue.md(markdown) for name, markdown in plots.items()},

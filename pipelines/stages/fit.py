@@ -104,10 +104,10 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
         "median_benchmark_noise_sd_z": round(
             float(np.median(np.sqrt(completer.benchmark_noise_))), 6
         ),
-        "fold_in_factor90_by_known": [
-            round(calibration.factor(upper, 0.9), 6)
-            for upper in [*calibration.strata, calibration.strata[-1] + 1]
-        ],
+        "fold_in_factor90_by_known": {
+            label: round(row[calibration.levels.index(0.9)], 6)
+            for label, row in zip(calibration.stratum_labels(), calibration.factors, strict=True)
+        },
         "fold_in_calibration_residuals": list(calibration.residuals),
     }
     return FitResult(model_ids, benchmark_ids, scales, values, completer, figures)

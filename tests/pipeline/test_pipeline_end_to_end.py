@@ -94,6 +94,9 @@ def test_every_stage_has_its_rows(refreshed) -> None:
         assert "data:image/png;base64," in metadata[f"plot_{plot}"].value
     assert metadata["suspicious_cells"].value == manifest["quality"]["suspicious_cells"] > 0
     assert metadata["suspicious_scores"].value.startswith("| model | benchmark |")
+    factors = metadata["fold_in_factor90_by_known"].value
+    assert set(factors) == {"1-3", "4-6", "7-10", "11-20", "21+"}
+    assert factors == manifest["quality"]["fold_in_factor90_by_known"]
 
 
 def test_a_second_refresh_is_cheap_and_publishes_nothing_new(refreshed) -> None:

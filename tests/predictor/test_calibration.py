@@ -82,6 +82,11 @@ def test_the_bundled_snapshot_calibrates_new_model_intervals() -> None:
     calibration = bp.completer_.fold_in_calibration_
     assert calibration is not None and min(calibration.residuals[:4]) >= 1000
     factors90 = bp.manifest["quality"]["fold_in_factor90_by_known"]
-    assert factors90 == [round(calibration.factor(k, 0.9), 6) for k in (3, 6, 10, 20, 21)]
-    assert all(0.7 < f < 1.1 for f in factors90)
-    assert factors90[0] < 1.0  # few known scores: the model-based interval was too wide
+    labels = ["1-3", "4-6", "7-10", "11-20", "21+"]
+    assert calibration.stratum_labels() == labels
+    assert factors90 == {
+        label: round(calibration.factor(k, 0.9), 6)
+        for label, k in zip(labels, (3, 6, 10, 20, 21), strict=True)
+    }
+    assert all(0.7 < f < 1.1 for f in factors90.values())
+    assert factors90["1-3"] < 1.0  # few known scores: the model-based interval was too wide
