@@ -41,7 +41,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 from predictor.calibration import (  # noqa: E402
     calibrate_fold_in,
     conformal_quantile,
-    hide_models,
+    held_out_models,
 )
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_FOLDS_PATH,
@@ -55,14 +55,6 @@ LEVELS = (0.5, 0.8, 0.9, 0.95)
 WITHIN = 5.0
 EVIDENCE_EDGES = (20, 30, 45)  # strata: <= 20, 21-30, 31-45, > 45 observed cells in the row
 FOLD_IN_KNOWN = (3, 5, 15)  # known scores of a new model in the fold-in check
-
-
-def cell_inverse(comp: BayesianCompleter, z: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """z-space values at columns `j` back to original units (the fitted transform, per cell)."""
-    tf = comp.transform_
-    warped = z * tf.std_[j] + tf.mean_[j]
-    percent = 100.0 / (1.0 + np.exp(-np.clip(warped, -30.0, 30.0)))
-    return np.where(tf.is_percent_[j], percent, warped)
 
 
 def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str, dict]:
@@ -86,8 +78,8 @@ def conformal_alternatives(records: list[dict], level: float = 0.9) -> dict[str,
                     [scores[m][labels[m] == s] for m in range(len(records)) if m != k]
                 )
                 half[labels[k] == s] = conformal_quantile(cal, level) * r["sd"][labels[k] == s]
-            low = cell_inverse(r["comp"], r["z_pred"] - half, r["j"])
-            high = cell_inverse(r["comp"], r["z_pred"] + half, r["j"])
+            low = r["comp"].transform_.inverse_at(r["z_pred"] - half, r["j"])
+            high = r["comp"].transform_.inverse_at(r["z_pred"] + half, r["j"])
             coverages.append(float(np.mean((r["actual"] >= low) & (r["actual"] <= high))))
             widths.append(float(np.median(high - low)))
         out[name] = {
@@ -107,13 +99,10 @@ def fold_in_check(
     models only; each held-out model is then folded in from `known` of its scores and scored
     on the rest, with and without the calibration."""
     rng = np.random.default_rng(seed)
-    group = rng.permutation(values.shape[0]) % n_splits
     observed = np.isfinite(values)
     out: dict[str, list] = {"raw": [], "calibrated": [], "raw_w": [], "cal_w": []}
     probs, hits = [], []
-    for g in range(n_splits):
-        inside = group == g
-        comp = BayesianCompleter().fit(hide_models(values, inside), scales)
+    for inside, comp in held_out_models(values, scales, BayesianCompleter, n_splits, rng):
         calibration = calibrate_fold_in(np.where(inside[:, None], np.nan, values), scales)
         for i in np.flatnonzero(inside):
             cells = np.flatnonzero(observed[i])

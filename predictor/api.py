@@ -219,13 +219,14 @@ class BenchPress:
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
         row = self._probe_row(probe_scores)
-        mean = self.completer_.fold_in(row)
-        low, high = self.completer_.fold_in_interval(row, level=level)
-        within = getattr(self.completer_, "fold_in_within", None)
         trust = np.full(len(row), np.nan)
-        if within is not None:
+        if hasattr(self.completer_, "fold_in_summary"):  # one fold-in pass for everything
+            mean, low, high, within = self.completer_.fold_in_summary(row, level, TRUST_WIDTH)
             percent = np.array([self._scale[b] == "percent" for b in self.fit_benchmarks_])
-            trust = np.where(percent, within(row, TRUST_WIDTH), np.nan)
+            trust = np.where(percent, within, np.nan)
+        else:  # a recipe (ALS) snapshot: no predictive distribution, no trust figure
+            mean = self.completer_.fold_in(row)
+            low, high = self.completer_.fold_in_interval(row, level=level)
         return {
             benchmark: Prediction(
                 benchmark=benchmark,

@@ -18,7 +18,7 @@ that per evidence stratum, so "90%" means 90% for the model in front of the user
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +96,23 @@ def hide_models(values: np.ndarray, inside: np.ndarray) -> np.ndarray:
     return train
 
 
+def held_out_models(
+    values: np.ndarray,
+    scales: Sequence[str],
+    make_completer: Callable[[], BayesianCompleter],
+    n_splits: int,
+    rng: np.random.Generator,
+) -> Iterator[tuple[np.ndarray, BayesianCompleter]]:
+    """(models of the group, completer fitted without them) for each of `n_splits` groups.
+
+    The groups are a permutation drawn from `rng` (seeded by the caller), so calibration,
+    probe selection and the benchmarks hold models out the same way."""
+    group = rng.permutation(values.shape[0]) % n_splits
+    for g in range(n_splits):
+        inside = group == g
+        yield inside, make_completer().fit(hide_models(values, inside), scales)
+
+
 def fold_in_residuals(
     values: np.ndarray,
     scales: Sequence[str],
@@ -107,12 +124,9 @@ def fold_in_residuals(
     """Normalised fold-in residuals of held-out models, keyed by the number of known scores."""
     values = np.asarray(values, dtype=float)
     rng = np.random.default_rng(random_state)
-    group = rng.permutation(values.shape[0]) % n_splits
     observed = np.isfinite(values)
     out: dict[int, list[np.ndarray]] = {k: [] for k in known}
-    for g in range(n_splits):
-        inside = group == g
-        completer = make_completer().fit(hide_models(values, inside), scales)
+    for inside, completer in held_out_models(values, scales, make_completer, n_splits, rng):
         z_all = completer.transform_.transform(np.where(observed, values, 50.0))
         for i in np.flatnonzero(inside):
             cells = np.flatnonzero(observed[i])

@@ -70,10 +70,15 @@ class ScaleTransform:
 
     def inverse(self, z: np.ndarray) -> np.ndarray:
         """z-space -> original units; percent results land strictly inside (0, 100)."""
-        warped = np.asarray(z, dtype=float) * self.std_ + self.mean_
+        return self.inverse_at(z, np.arange(len(self.is_percent_)))
+
+    def inverse_at(self, z: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """`inverse` for values of the given columns only (`z[..., t]` is column `columns[t]`)."""
+        columns = np.asarray(columns, dtype=int)
+        warped = np.asarray(z, dtype=float) * self.std_[columns] + self.mean_[columns]
         logit = np.clip(warped, -_MAX_LOGIT, _MAX_LOGIT)
         percent = 100.0 / (1.0 + np.exp(-logit))
-        return np.where(self.is_percent_, percent, warped)
+        return np.where(self.is_percent_[columns], percent, warped)
 
     def _warp(self, values: np.ndarray) -> np.ndarray:
         if values.shape[-1] != len(self.is_percent_):

@@ -744,7 +744,11 @@ class BayesianCompleter:
     ) -> np.ndarray:
         """P(|true score - fold-in prediction| <= width) per benchmark; known scores: 1."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features)
+        return self._fold_in_within(row, *self._fold_in_z(row, features), width)
+
+    def _fold_in_within(
+        self, row: np.ndarray, z_row: np.ndarray, var: np.ndarray, width: float
+    ) -> np.ndarray:
         p = self._within(z_row, var + self.new_model_noise_ * self.benchmark_noise_, width)
         return np.where(np.isnan(row), p, 1.0)
 
@@ -769,7 +773,16 @@ class BayesianCompleter:
         With `fold_in_calibration_` set (see `predictor.calibration`) the half-width is
         scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features)
+        return self._fold_in_bounds(row, *self._fold_in_z(row, features), level, keep_observed)
+
+    def _fold_in_bounds(
+        self,
+        row: np.ndarray,
+        z_row: np.ndarray,
+        var: np.ndarray,
+        level: float,
+        keep_observed: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
         noise = self.new_model_noise_ * self.benchmark_noise_
         half = self._halfwidth(var, noise, level)
         calibration = getattr(self, "fold_in_calibration_", None)
@@ -780,6 +793,21 @@ class BayesianCompleter:
             known = ~np.isnan(row)
             low, high = np.where(known, row, low), np.where(known, row, high)
         return low, high
+
+    def fold_in_summary(
+        self,
+        row: np.ndarray,
+        level: float = 0.9,
+        width: float = 5.0,
+        features: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(prediction, low, high, P(|error| <= width)) for a new model from ONE fold-in pass:
+        what `fold_in`, `fold_in_interval` and `fold_in_within` give (known scores kept)."""
+        row = check_row(row, self.benchmark_params_.shape[1])
+        z_row, var = self._fold_in_z(row, features)
+        mean = np.where(np.isnan(row), self.transform_.inverse(z_row), row)
+        low, high = self._fold_in_bounds(row, z_row, var, level, keep_observed=True)
+        return mean, low, high, self._fold_in_within(row, z_row, var, width)
 
     def _new_features(self, features: np.ndarray | None) -> np.ndarray:
         n_feat = len(self.feature_mean_)

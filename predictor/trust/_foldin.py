@@ -91,11 +91,7 @@ class BatchFoldIn:
 
     def to_units(self, z, columns):
         """z-space values at `columns` -> original units (percent strictly inside 0-100)."""
-        tf = self.completer.transform_
-        columns = np.asarray(columns, dtype=int)
-        warped = z * tf.std_[columns] + tf.mean_[columns]
-        percent = 100.0 / (1.0 + np.exp(-np.clip(warped, -30.0, 30.0)))
-        return np.where(tf.is_percent_[columns], percent, warped)
+        return self.completer.transform_.inverse_at(z, columns)
 
     def halfwidth_z(self, var, columns, level: float):
         from predictor.methods.common import student_t_quantile

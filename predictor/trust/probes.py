@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from predictor.calibration import hide_models
+from predictor.calibration import held_out_models
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.trust._foldin import BatchFoldIn
 from predictor.trust.costs import resolve_costs
@@ -109,10 +109,6 @@ class _Scorer:
             parts.append(np.abs(pred - self.actual[:, t])[self.obs[:, t]])
         return np.concatenate(parts) if parts else np.empty(0)
 
-    def score(self, prec, shift, chosen) -> float:
-        err = self.errors(prec, shift, chosen)
-        return float(np.median(err)) if len(err) else float("inf")
-
 
 class _Pooled:
     """Greedy state over one or more scorers; the score is the median over all their cells.
@@ -152,16 +148,17 @@ def _cross_fitted_scorers(
     n_draws: int | None,
 ) -> list[_Scorer]:
     """One scorer per group of models, against a completer fitted with the group hidden."""
-    rng = np.random.default_rng(random_state)
-    group = rng.permutation(values.shape[0]) % n_splits
-    scorers = []
-    for g in range(n_splits):
-        inside = group == g
-        train = hide_models(values, inside)
-        completer = BayesianCompleter(random_state=random_state).fit(train, scales)
-        own = np.where(inside[:, None], values, np.nan)
-        scorers.append(_Scorer(BatchFoldIn(completer, own, n_draws=n_draws), targets))
-    return scorers
+    groups = held_out_models(
+        values,
+        scales,
+        lambda: BayesianCompleter(random_state=random_state),
+        n_splits,
+        np.random.default_rng(random_state),
+    )
+    return [
+        _Scorer(BatchFoldIn(completer, np.where(inside[:, None], values, np.nan), n_draws), targets)
+        for inside, completer in groups
+    ]
 
 
 def select_probes_detailed(
@@ -294,10 +291,10 @@ def probe_set_error(
     if completer is None:
         completer = BayesianCompleter().fit(values, scales)
     target_cols = np.arange(values.shape[1]) if targets is None else np.asarray(targets, int)
-    engine = BatchFoldIn(completer, values, n_draws=n_draws)
-    scorer = _Scorer(engine, np.unique(target_cols))
-    prec, shift = engine.system(list(probes), scorer.rows)
-    return scorer.score(prec, shift, list(probes))
+    pooled = _Pooled([_Scorer(BatchFoldIn(completer, values, n_draws), np.unique(target_cols))])
+    for column in probes:
+        pooled.add(int(column))
+    return pooled.score_with(list(probes))
 
 
 def select_probes_for(

@@ -75,10 +75,9 @@ def flag_suspicious(
     completer: BayesianCompleter | None = None,
 ) -> pl.DataFrame:
     """Observed cells with |leave-one-out z| > threshold, most extreme first."""
-    if not threshold > 0:
-        raise ValueError(f"threshold must be > 0, got {threshold}")
+    _check_threshold(threshold)  # before the leave-one-out pass, not after
     res = loo_residuals(values, scales, completer)
-    return res.filter(pl.col("z").abs() > threshold).sort(pl.col("z").abs(), descending=True)
+    return above_threshold(res, threshold, ("model", "benchmark"))
 
 
 def residual_table(
@@ -111,12 +110,20 @@ def residual_table(
     return frame.sort("model_id", "benchmark_id")
 
 
-def above_threshold(residuals: pl.DataFrame, threshold: float) -> pl.DataFrame:
-    """Rows with |z| > threshold, most extreme first (ties by model, benchmark)."""
+def _check_threshold(threshold: float) -> None:
     if not threshold > 0:
         raise ValueError(f"threshold must be > 0, got {threshold}")
+
+
+def above_threshold(
+    residuals: pl.DataFrame,
+    threshold: float,
+    keys: tuple[str, str] = ("model_id", "benchmark_id"),
+) -> pl.DataFrame:
+    """Rows with |z| > threshold, most extreme first (ties by the model, benchmark `keys`)."""
+    _check_threshold(threshold)
     return residuals.filter(pl.col("z").abs() > threshold).sort(
-        pl.col("z").abs(), "model_id", "benchmark_id", descending=[True, False, False]
+        pl.col("z").abs(), *keys, descending=[True, False, False]
     )
 
 

@@ -234,5 +234,10 @@ def test_trust_figure_is_the_interval_mass_of_the_same_predictive():
     lo, hi = model.fold_in_interval(row, level=0.8)
     k = 3
     assert model.fold_in_within(row, (hi[k] - lo[k]) / 2.0)[k] == pytest.approx(0.8, abs=1e-6)
+    mean, low, high, within = model.fold_in_summary(row, level=0.8, width=0.5)
+    assert np.array_equal(mean, model.fold_in(row))
+    assert np.array_equal(low, model.fold_in_interval(row, level=0.8)[0])
+    assert np.array_equal(high, model.fold_in_interval(row, level=0.8)[1])
+    assert np.array_equal(within, folded)
     with pytest.raises(ValueError, match="width must be a positive number"):
         model.predict_within(0.0)
