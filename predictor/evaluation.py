@@ -183,12 +183,19 @@ def _predictions_at(
 
 
 def _interval_figures(
-    completion: Completion, keep: np.ndarray, values: np.ndarray, cells: np.ndarray
+    completion: Completion,
+    keep: np.ndarray,
+    values: np.ndarray,
+    cells: np.ndarray,
+    percent: np.ndarray,
 ) -> dict[str, float]:
     """Coverage and median width at every `REPORT_LEVELS` level, from the fitted model.
 
-    NaN when the completer exposes no model with `predict_interval(level, keep_observed)`
-    (e.g. the column-mean baseline or the reference loop port): only its own level is known.
+    Coverage counts every scored cell; the width is the median over cells of percent
+    benchmarks only (`percent`, one flag per cell), so it is in points: the issue's target is
+    defined there, and ratings or dollars would otherwise mix into the median. NaN when the
+    completer exposes no model with `predict_interval(level, keep_observed)` (e.g. the
+    column-mean baseline or the reference loop port): only its own level is known.
     """
     figures: dict[str, float] = {}
     model = completion.model
@@ -204,7 +211,8 @@ def _interval_figures(
             actual = values[cells[ok, 0], cells[ok, 1]]
             if ok.any():
                 coverage = float(np.mean((actual >= lo[ok]) & (actual <= hi[ok])))
-                width = float(np.median(hi[ok] - lo[ok]))
+            if (ok & percent).any():
+                width = float(np.median(hi[ok & percent] - lo[ok & percent]))
         figures[f"coverage_{key}"] = coverage
         figures[f"median_width_{key}"] = width
     return figures
@@ -231,11 +239,14 @@ def run_holdout(
 
     Columns with no training cells in a fold are left out of the fit and their test cells are
     not scored (`n_unscored`), as the paper's harness skips cells it cannot predict.
-    Coverage and width are NaN when the completer returns no finite interval. `seconds` is
+    Coverage and width are NaN when the completer returns no finite interval; `median_width`
+    is over all scored cells (as the paper's 27.2), `median_width_<level>` over the cells of
+    percent benchmarks (in points; see `_interval_figures`). `seconds` is
     wall time inside the completer, `cpu_seconds` this process's CPU time there; cells are
     numbered by fold from `first_index`.
     """
     values = np.asarray(values, dtype=float)
+    percent = np.array([scale == "percent" for scale in scales])
     rows, cell_frames = [], []
     total = total_cpu = 0.0
     for k, fold in enumerate(folds, start=first_index):
@@ -256,7 +267,7 @@ def run_holdout(
                 fold=fold.fold,
                 n_unscored=int((~scored).sum()),
                 **metrics,
-                **_interval_figures(completion, keep, values, cells),
+                **_interval_figures(completion, keep, values, cells, percent[cells[:, 1]]),
                 seconds=seconds,
                 cpu_seconds=cpu_seconds,
             )
@@ -642,7 +653,7 @@ def format_interval_table(results: dict) -> str:
             cells.append(f" {text:>13}")
         lines.append(f"{entry['label'][:34]:<34}" + "".join(cells))
     lines.append(
-        "share of held-out cells inside the interval / its median width (original units); "
-        "'-' = the method has no model to ask for other levels"
+        "share of held-out cells inside the interval / its median width in points over the "
+        "percent benchmarks; '-' = the method has no model to ask for other levels"
     )
     return "\n".join(lines)

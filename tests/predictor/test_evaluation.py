@@ -186,9 +186,19 @@ def test_holdout_reports_coverage_and_width_at_each_level():
     coverages = [row[f"coverage_{k}"] for k in ("50", "80", "90", "95")]
     assert widths == sorted(widths) and widths[0] > 0
     assert coverages == sorted(coverages)
-    # The 90% figures equal the completion's own interval at its default level (0.9).
+    # The 90% figures equal the completion's own interval at its default level (0.9); the
+    # per-level width is over percent benchmarks only (Elo and ratings would mix units).
     assert row["coverage_90"] == pytest.approx(row["coverage"])
-    assert row["median_width_90"] == pytest.approx(row["median_width"])
+    cells = run.cells.with_columns(
+        percent=pl.col("benchmark").map_elements(
+            lambda j: scales[j] == "percent", return_dtype=pl.Boolean
+        )
+    )
+    percent_widths = cells.filter("percent").select(pl.col("high") - pl.col("low")).to_series()
+    assert cells.filter(~pl.col("percent")).height > 0  # the fold has rating cells too
+    assert row["median_width_90"] == pytest.approx(percent_widths.median())
+    assert row["median_width"] == pytest.approx((cells["high"] - cells["low"]).median())
+    assert row["median_width_90"] != pytest.approx(row["median_width"])
     for level, cov in zip((0.5, 0.8, 0.9, 0.95), coverages, strict=True):
         assert abs(cov - level) < 0.08, (level, cov)
     baseline = run_holdout(values, scales, [fold], column_mean_baseline).per_fold.row(0, named=True)
