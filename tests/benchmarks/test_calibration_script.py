@@ -31,7 +31,7 @@ def test_calibration_script_reports_levels_floor_and_trust(tmp_path):
     default = alternatives["posterior predictive (default)"]
     floor = alternatives["floor: each benchmark's own q90"]
     # The floor reads the answers: nominal coverage, narrower than any honest interval.
-    assert 0.88 <= floor["coverage_median_fold"] <= 0.95
+    assert 0.85 <= floor["coverage_median_fold"] <= 0.95
     assert floor["median_width_median_fold"] < default["median_width_median_fold"]
     assert [row["known"] for row in results["fold_in90"]] == [3, 5, 15]
     assert abs(results["within5"]["mean_predicted"] - results["within5"]["observed"]) < 0.05
