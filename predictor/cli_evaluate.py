@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
+import os
 import platform
 import sys
 import time
@@ -24,9 +24,12 @@ import polars as pl
 
 from predictor.cli_output import (
     TABLE,
+    CommandError,
     add_output_options,
     add_progress_option,
     emit,
+    interval_level,
+    json_text,
     output_format,
     progress_bar,
 )
@@ -162,6 +165,8 @@ def run(args: argparse.Namespace) -> dict:
         folds = folds[:QUICK_FOLDS]
         probe_models = list(range(0, values.shape[0], QUICK_PROBE_STRIDE))
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
+    if not names:
+        raise CommandError(f"--methods needs at least one of {', '.join(METHOD_NAMES)}")
     methods = build_methods(names, data_path, args.level, args.seed)
     probes = () if args.no_probe else PAPER_PROBES
 
@@ -230,14 +235,25 @@ def _display_path(path: Path) -> str:
         return path.name
 
 
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    if args.out and Path(args.out).is_dir():  # fail before minutes of fitting, not after
-        raise ValueError(f"--out {args.out} is a directory; give the path of a JSON file")
-    results = run(args)
-    if args.out:
-        out = Path(args.out)
+def _check_out(path: str) -> Path:
+    """The `--out` file, checked before minutes of fitting rather than after."""
+    out = Path(path)
+    if out.is_dir():
+        raise CommandError(f"--out {path} is a directory; give the path of a JSON file")
+    try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2) + "\n")
+    except OSError as exc:
+        raise CommandError(f"--out {path}: cannot create its folder ({exc.strerror})") from None
+    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise CommandError(f"--out {path} is not writable")
+    return out
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    out = _check_out(args.out) if args.out else None
+    results = run(args)
+    if out is not None:
+        out.write_text(json_text(results) + "\n")
 
     def table() -> None:
         print(format_table(results))
@@ -270,7 +286,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"first {QUICK_FOLDS} folds only, probes for every {QUICK_PROBE_STRIDE}th model",
     )
     parser.add_argument("--no-probe", action="store_true", help="skip the probe protocol")
-    parser.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    parser.add_argument(
+        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random_state of our method")
     add_output_options(
         parser,

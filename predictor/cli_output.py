@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,22 @@ def positive_float(text: str) -> float:
     return value
 
 
+def interval_level(text: str) -> float:
+    """argparse type: an interval level strictly between 0 and 1 (0.9 = 90%)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:  # also rejects NaN
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.9), got {text!r}")
+    return value
+
+
+def level_label(level: float) -> str:
+    """0.9 -> "90%", 0.29 -> "29%", 0.925 -> "92.5%" (no truncation of the level)."""
+    return f"{round(level * 100, 1):g}%"
+
+
 def output_format(args: argparse.Namespace) -> str:
     if getattr(args, "csv", False):
         return CSV
@@ -113,8 +130,13 @@ def jsonable(value: Any) -> Any:
     return clean(value)
 
 
+def json_text(payload: Any) -> str:
+    """`payload` as strict, indented JSON (NaN and infinity as null)."""
+    return json.dumps(jsonable(payload), indent=2, default=str, allow_nan=False)
+
+
 def print_json(payload: Any) -> None:
-    print(json.dumps(jsonable(payload), indent=2, default=str, allow_nan=False))
+    print(json_text(payload))
 
 
 def write_csv(frame: pl.DataFrame) -> None:
@@ -126,16 +148,26 @@ def write_csv(frame: pl.DataFrame) -> None:
     sys.stdout.flush()
 
 
+def column_decimals(values: Sequence[object]) -> int:
+    """Decimals for a column of floats: 1 when its typical (median non-zero) magnitude is
+    >= 10 (scores), 2 when >= 1 (costs), else 3, so probabilities keep their digits (0.88
+    must not print as 0.9, nor 0.96 as 1.0)."""
+    magnitudes = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v) and v]
+    typical = statistics.median(magnitudes) if magnitudes else 10.0
+    return 1 if typical >= 10 else 2 if typical >= 1 else 3
+
+
 def print_table(rows: list[dict[str, object]], columns: Sequence[str]) -> None:
-    """Aligned columns; floats with one decimal."""
+    """Aligned columns; floats with the decimals of `column_decimals` for their column."""
+    decimals = {c: column_decimals([r[c] for r in rows]) for c in columns}
 
-    def cell(value: object) -> str:
-        return f"{value:.1f}" if isinstance(value, float) else str(value)
+    def cell(value: object, column: str) -> str:
+        return f"{value:.{decimals[column]}f}" if isinstance(value, float) else str(value)
 
-    widths = {c: max([len(c), *(len(cell(r[c])) for r in rows)]) for c in columns}
+    widths = {c: max([len(c), *(len(cell(r[c], c)) for r in rows)]) for c in columns}
     print("  ".join(c.ljust(widths[c]) for c in columns))
     for row in rows:
-        print("  ".join(cell(row[c]).ljust(widths[c]) for c in columns))
+        print("  ".join(cell(row[c], c).ljust(widths[c]) for c in columns))
 
 
 def print_frame(frame: pl.DataFrame, columns: Sequence[str] | None = None) -> None:

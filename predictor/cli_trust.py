@@ -16,6 +16,8 @@ from predictor.cli_output import (
     add_progress_option,
     emit,
     frame_rows,
+    interval_level,
+    level_label,
     positive_float,
     positive_int,
     print_frame,
@@ -23,6 +25,7 @@ from predictor.cli_output import (
 )
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
+LEVEL_HELP = "interval level between 0 and 1 (default 0.9)"
 TARGETS_HELP = "a profile (coding_assistant, chat, reasoning, general_assistant) or name,name,..."
 
 
@@ -32,12 +35,20 @@ def _load(args: argparse.Namespace):
     return BenchPress.load(args.version, store=args.store)
 
 
+def _names(text: str, option: str) -> list[str]:
+    """`a,b,,c` -> [a, b, c]; a list with no name in it is a usage error naming `option`."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise CommandError(f"{option} needs at least one name, got {text!r}")
+    return names
+
+
 def _targets(text: str | None):
     from predictor.trust.profiles import PROFILES
 
     if text is None or text in PROFILES:
         return text
-    return [t.strip() for t in text.split(",") if t.strip()]
+    return _names(text, "--targets")
 
 
 def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
@@ -61,7 +72,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.reference:
         if len(probes) != 1:
             raise CommandError("--reference compares exactly one --model")
-        refs = [r.strip() for r in args.reference.split(",") if r.strip()]
+        refs = _names(args.reference, "--reference")
         result = compare_with_known_models(
             bp,
             probes[0],
@@ -98,7 +109,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_probes(args: argparse.Namespace) -> int:
     bp = _load(args)
-    allow = [a.strip() for a in args.allow.split(",")] if args.allow else None
+    allow = None if args.allow is None else _names(args.allow, "--allow")
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,
@@ -136,7 +147,7 @@ def cmd_next(args: argparse.Namespace) -> int:
 
     def table() -> None:
         print(
-            f"snapshot {bp.version}: mean {int(args.level * 100)}% interval width of the "
+            f"snapshot {bp.version}: mean {level_label(args.level)} interval width of the "
             "targets before / after running each benchmark"
         )
         columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
@@ -181,7 +192,7 @@ def register(subparsers) -> None:
     )
     compare.add_argument("--targets", help=TARGETS_HELP)
     compare.add_argument("--reference", help="snapshot models to rank one --model against")
-    compare.add_argument("--level", type=float, default=0.9)
+    compare.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
     _common(compare)
     compare.set_defaults(func=cmd_compare)
 
@@ -199,12 +210,17 @@ def register(subparsers) -> None:
     nxt.add_argument("--targets", help=TARGETS_HELP)
     nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
     nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")
-    nxt.add_argument("--level", type=float, default=0.9)
+    nxt.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
     _common(nxt)
     nxt.set_defaults(func=cmd_next)
 
     sus = subparsers.add_parser("suspicious", help="observed scores far from their prediction")
-    sus.add_argument("--threshold", type=float, default=3.5)
+    sus.add_argument(
+        "--threshold",
+        type=positive_float,
+        default=3.5,
+        help="flag cells whose |leave-one-out z| exceeds this (default 3.5)",
+    )
     sus.add_argument("--top", type=positive_int, default=50, help="rows to show (default 50)")
     _common(sus)
     sus.set_defaults(func=cmd_suspicious)

@@ -17,8 +17,10 @@ from pipelines.sources.base import (
 
 URL = "https://microsoft.github.io/benchpress/data.json"
 
-# Columns that are not 0-100 percentages (SOURCE.md, "Scales").
+# Columns that are not 0-100 percentages (SOURCE.md, "Scales"). `omnidocbench` is a normalised
+# edit distance on 0-1 (every recorded value is below 0.2): a fraction, made percent downstream.
 NON_PERCENT_UNITS = {
+    "omnidocbench": "fraction",
     "chatbot_arena_elo": "elo",
     "codeforces_rating": "rating",
     "gdpval_aa_elo": "elo",
@@ -28,6 +30,7 @@ NON_PERCENT_UNITS = {
 # Plausible range per unit: a value outside is a broken export, never a score.
 UNIT_RANGES = {
     "percent": (0.0, 100.0),
+    "fraction": (0.0, 1.0),
     "elo": (0.0, 10_000.0),
     "rating": (0.0, 10_000.0),
     "dollars": (0.0, 1e7),

@@ -20,7 +20,17 @@ def test_benchpress_matrix_parses_every_observed_cell(mirror_server) -> None:
     assert frame["model_key"].n_unique() == 84
     assert frame["benchmark_key"].n_unique() == 133
     units = dict(frame.group_by("unit").len().iter_rows())
-    assert units == {"percent": 2520, "elo": 31, "rating": 27, "dollars": 8, "score": 18}
+    assert units == {
+        "percent": 2512,
+        "fraction": 8,  # omnidocbench: an edit distance on 0-1, made percent downstream
+        "elo": 31,
+        "rating": 27,
+        "dollars": 8,
+        "score": 18,
+    }
+    omnidoc = frame.filter(pl.col("benchmark_key") == "omnidocbench")
+    assert omnidoc["unit"].unique().to_list() == ["fraction"]
+    assert omnidoc["value"].max() == 0.154
     o3_mini = frame.filter(
         (pl.col("model_key") == "o3-mini-high") & (pl.col("benchmark_key") == "aider_polyglot_diff")
     ).row(0, named=True)

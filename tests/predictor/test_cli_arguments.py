@@ -1,0 +1,140 @@
+"""Bad CLI arguments are usage errors (exit 2, one line naming the option) before any work;
+tables keep the digits that matter; `evaluate --out` writes strict JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from predictor.cli import main
+from predictor.cli_output import column_decimals, level_label
+from predictor.paths import bundled_snapshot_dir
+
+STORE = str(bundled_snapshot_dir())
+SCORES = "gpqa_diamond=80,hle=20"
+
+
+@pytest.fixture(autouse=True)
+def _home(benchpress_home: Path) -> Path:  # never the developer's ./.benchpress
+    return benchpress_home
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse usage errors
+        code = int(exc.code)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("level", ["0", "1", "1.5", "nan", "-0.2"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "--model", f"A:{SCORES}", "--model", "B:gpqa_diamond=60", "--targets", "chat"],
+        ["next", "--scores", SCORES],
+        ["evaluate", "--quick", "--no-probe", "--methods", "column_mean"],
+    ],
+)
+def test_interval_level_outside_0_1_is_a_usage_error(capsys, command, level) -> None:
+    code, out, err = cli(capsys, *command, "--level", level, "--store", STORE)
+    assert code == 2, err
+    assert "--level: must be between 0 and 1 (e.g. 0.9)" in err
+    assert out == "" and "Traceback" not in err
+
+
+def test_suspicious_threshold_must_be_positive(capsys) -> None:
+    code, _, err = cli(capsys, "suspicious", "--threshold", "0", "--store", STORE)
+    assert code == 2 and "--threshold: must be a positive number, got '0'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["probes", "--allow", ""], "--allow needs at least one name, got ''"),
+        (["probes", "--allow", " , ,"], "--allow needs at least one name"),
+        (["probes", "--targets", ","], "--targets needs at least one name"),
+        (["compare", "--model", SCORES, "--reference", ",,,"], "--reference needs at least one"),
+    ],
+)
+def test_empty_name_lists_are_usage_errors(capsys, argv, message) -> None:
+    code, _, err = cli(capsys, *argv, "--store", STORE)
+    assert code == 2 and message in err
+
+
+def test_allow_list_skips_empty_items(capsys) -> None:
+    code, out, err = cli(
+        capsys, "probes", "--k", "2", "--allow", "gpqa_diamond,,hle", "--json", "--store", STORE
+    )
+    assert code == 0, err
+    assert sorted(json.loads(out)["benchmarks"]) == ["gpqa_diamond", "hle"]
+
+
+def test_next_header_shows_the_level_without_truncation(capsys) -> None:
+    code, out, _ = cli(capsys, "next", "--scores", SCORES, "--level", "0.29", "--store", STORE)
+    assert code == 0
+    assert "mean 29% interval width" in out.splitlines()[0]
+    assert level_label(0.57) == "57%" and level_label(0.925) == "92.5%"
+
+
+def test_probabilities_and_small_costs_keep_their_digits(capsys) -> None:
+    code, out, _ = cli(
+        capsys,
+        "compare",
+        "--model",
+        f"A:{SCORES}",
+        "--model",
+        "B:gpqa_diamond=60",
+        "--targets",
+        "ifeval",
+        "--store",
+        STORE,
+    )
+    assert code == 0
+    header, first = out.splitlines()[:2]
+    assert header.split()[-1] == "p_better_than_next"
+    p = first.split()[-1]
+    assert len(p.split(".")[1]) == 3 and 0.5 < float(p) < 1.0  # e.g. 0.776, not 0.8
+    assert first.split()[3].count(".") == 1 and len(first.split()[3].split(".")[1]) == 1  # score
+    assert column_decimals([0.25, 1.0, 1.375]) == 2  # costs: 0.25 stays 0.25
+    assert column_decimals([0.879, 0.741]) == 3
+    assert column_decimals([88.4, 0.145, 73.3]) == 1  # one small score does not widen scores
+    assert column_decimals([math.nan, None, "x"]) == 1
+
+
+def test_evaluate_out_is_checked_before_the_run_and_written_as_strict_json(
+    capsys, tmp_path
+) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    code, out, err = cli(
+        capsys, "evaluate", "--quick", "--no-probe", "--out", str(blocker / "x.json")
+    )
+    assert code == 2 and "--out" in err and "cannot create its folder" in err
+    assert out == ""  # nothing was fitted: the check comes first
+    target = tmp_path / "eval.json"
+    code, _, err = cli(
+        capsys,
+        "evaluate",
+        "--quick",
+        "--no-probe",
+        "--methods",
+        "column_mean",
+        "--out",
+        str(target),
+        "--no-progress",
+    )
+    assert code == 0, err
+    text = target.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    results = json.loads(text, parse_constant=lambda name: pytest.fail(f"bare {name}"))
+    assert results["methods"]["column_mean"]["holdout"]["coverage_50"] is None
+
+
+def test_evaluate_without_methods_is_a_usage_error(capsys) -> None:
+    code, _, err = cli(capsys, "evaluate", "--quick", "--methods", " , ")
+    assert code == 2 and "--methods needs at least one of ours" in err
