@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from predictor.fitted_state import restore_state
-from predictor.resolve import NameResolver
+from predictor.resolve import NameResolver, display_names
 from predictor.snapshots import Snapshot, default_stores, load_snapshot, resolve_version
 from predictor.stores import open_store
 
@@ -86,7 +86,14 @@ class BenchPress:
         self._scale = dict(snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
         self._range = _valid_ranges(snapshot.benchmarks)
         self.resolve_model = NameResolver("model", self.models, snapshot.aliases)
-        self.resolve_benchmark = NameResolver("benchmark", self.benchmarks, snapshot.aliases)
+        # Benchmarks also resolve by their display name ("MBPP", "WebDev Arena score"); model
+        # display names are too noisy for that (several models share one).
+        self.resolve_benchmark = NameResolver(
+            "benchmark",
+            self.benchmarks,
+            snapshot.aliases,
+            display_names(snapshot.benchmarks, "benchmark_id"),
+        )
 
     # ----------------------------------------------------------------- loading
     @classmethod

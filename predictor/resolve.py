@@ -1,9 +1,20 @@
-"""Resolve a user's or a source's name for a model or benchmark to its canonical id."""
+"""Resolve a user's or a source's name for a model or benchmark to its canonical id.
+
+Strictest evidence first: the exact id; then the name as written, the name ignoring case, and
+the folded name (`fold`), each looked up among ids, then the sources' aliases, then the
+snapshot's display names (last: a model's display name is one source's spelling, often shared
+by its settings). A lookup matching one id answers. One matching several ids leaves them
+open: a later, looser lookup may only pick among them, and if none does the name is
+ambiguous (`AmbiguousNameError`). So `MBPP` is `mbpp` (its id ignoring case; `MBPP+` is
+`mbpp_plus`), and `MMLU Pro` is `mmlu_pro` (its folded id) although one leaderboard spells
+`open_llm_mmlu_pro` "MMLU-PRO".
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable, Iterable, Mapping
 
 import polars as pl
 
@@ -12,45 +23,108 @@ class UnknownNameError(KeyError):
     """A name that no canonical id or alias matches; the message lists close matches."""
 
     def __init__(self, kind: str, name: str, suggestions: list[str]):
-        hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
         self.kind, self.name, self.suggestions = kind, name, suggestions
-        super().__init__(f"unknown {kind} {name!r}{hint}")
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        return f"unknown {self.kind} {self.name!r}{hint}"
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])
 
 
+class AmbiguousNameError(UnknownNameError):
+    """A name that matches several ids equally well; `suggestions` are those ids.
+
+    A subclass of `UnknownNameError`, so callers (CLI exit code 2, web 400/404) treat it
+    alike; only the message differs: the name is known, but not which one is meant."""
+
+    def _message(self) -> str:
+        return (
+            f"ambiguous {self.kind} {self.name!r} could be: {', '.join(self.suggestions)}; "
+            "give one of these ids"
+        )
+
+
 def fold(name: str) -> str:
-    """Case, spacing and punctuation-insensitive key: `GPQA Diamond` == `gpqa_diamond`."""
-    return re.sub(r"[^a-z0-9.]+", "", name.lower())
+    """Case, spacing and punctuation-insensitive key: `GPQA Diamond` == `gpqa_diamond`.
+
+    '+' is kept, it names another suite or model (`MBPP+`, `Command R+`); '@' only separates
+    a setting (`o1@medium` is "o1 (medium)"), and a clash it hides is reported as ambiguous."""
+    return re.sub(r"[^a-z0-9.+]+", "", name.lower())
+
+
+def display_names(table: pl.DataFrame, id_column: str) -> dict[str, str]:
+    """id -> display `name` of a snapshot's models or benchmarks table ({} without one)."""
+    if "name" not in table.columns:  # snapshots that carry no display names
+        return {}
+    rows = table.select(id_column, "name").iter_rows()
+    return {i: n for i, n in rows if isinstance(n, str) and n.strip()}
+
+
+def _index(pairs: Iterable[tuple[str, str]], key: Callable[[str], str]) -> dict[str, set[str]]:
+    """key(name) -> every id spelt that way."""
+    table: dict[str, set[str]] = {}
+    for name, target in pairs:
+        if k := key(name):
+            table.setdefault(k, set()).add(target)
+    return table
+
+
+def _as_written(name: str) -> str:
+    return name
 
 
 class NameResolver:
-    """Exact id, then exact alias, then folded id/alias; never a fuzzy guess."""
+    """Exact id; then as written, ignoring case, folded: each among ids, aliases, display
+    names (see the module doc). Never a fuzzy guess: unknown names list close matches.
 
-    def __init__(self, kind: str, ids: list[str], aliases: pl.DataFrame):
+    `display_names`: id -> the snapshot's `name` (see `display_names()`); without them only
+    ids and aliases are known."""
+
+    def __init__(
+        self,
+        kind: str,
+        ids: list[str],
+        aliases: pl.DataFrame,
+        display_names: Mapping[str, str] | None = None,
+    ):
         self.kind = kind
         self.ids = set(ids)
+        own = [(i, i) for i in ids]
+        shown = [(n, i) for i, n in (display_names or {}).items() if i in self.ids]
         pairs = aliases.filter(pl.col("kind") == kind).select("name", "id").unique()
-        self.exact: dict[str, set[str]] = {}
-        self.folded: dict[str, set[str]] = {}
-        for name, target in [*((i, i) for i in ids), *pairs.iter_rows()]:
-            self.exact.setdefault(name, set()).add(target)
-            self.folded.setdefault(fold(name), set()).add(target)
+        spelt = list(pairs.iter_rows())
+        self.lookups = [
+            (key, _index(names, key))
+            for key in (_as_written, str.casefold, fold)
+            for names in (own, spelt, shown)
+        ]
+        self.folded = _index([*own, *shown, *spelt], fold)
 
     def __call__(self, name: str) -> str:
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"{self.kind} name must be a non-empty string, got {name!r}")
         if name in self.ids:
             return name
-        for table, key in ((self.exact, name), (self.folded, fold(name))):
-            targets = table.get(key)
-            if targets and len(targets) == 1:
-                return next(iter(targets))
-            if targets:
-                raise UnknownNameError(self.kind, name, sorted(targets))
+        open_ids: set[str] | None = None  # left open by a stricter lookup
+        for key, table in self.lookups:
+            found = table.get(key(name), set())
+            if open_ids is not None:
+                found = found & open_ids
+            if len(found) == 1:
+                return next(iter(found))
+            if found:
+                open_ids = found
+        if open_ids:
+            raise AmbiguousNameError(self.kind, name, sorted(open_ids))
+        raise UnknownNameError(self.kind, name, self._close(name))
+
+    def _close(self, name: str) -> list[str]:
+        """Up to 5 ids close to `name`, for the error message."""
         close = difflib.get_close_matches(name, sorted(self.ids), n=5, cutoff=0.5)
         if not close:
             close = difflib.get_close_matches(fold(name), sorted(self.folded), n=5, cutoff=0.5)
             close = sorted({t for c in close for t in self.folded[c]})
-        raise UnknownNameError(self.kind, name, close)
+        return close

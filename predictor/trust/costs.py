@@ -22,9 +22,13 @@ USD_PER_STANDARD_RUN is our assumption, not a measurement: about what one pass o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import difflib
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+
+from predictor.resolve import UnknownNameError
 
 # Explicit costs for well-known expensive suites (agent loops in sandboxes, human-vote Elo).
 DEFAULT_COSTS: dict[str, float] = {
@@ -68,14 +72,64 @@ def cost_from_usd(run_cost_usd: float) -> float:
     return float(np.clip(run_cost_usd / USD_PER_STANDARD_RUN, MIN_COST, MAX_COST))
 
 
+def _checked_cost(benchmark: str, value: object) -> float:
+    """A user's cost as a float: a number, finite and > 0 (a free or negative run would make
+    the budget meaningless)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"cost of {benchmark!r} must be a number, got {value!r}")
+    cost = float(value)
+    if not (math.isfinite(cost) and cost > 0):
+        raise ValueError(f"cost of {benchmark!r} must be finite and > 0, got {value!r}")
+    return cost
+
+
+def _exact(benchmarks: Sequence[str]) -> Callable[[str], str]:
+    """Without a resolver, a cost key must be one of `benchmarks` as written."""
+    known = set(benchmarks)
+
+    def resolve(name: str) -> str:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), sorted(known), n=5, cutoff=0.5)
+            raise UnknownNameError("benchmark", name, close)
+        return name
+
+    return resolve
+
+
+def _overrides(
+    benchmarks: Sequence[str],
+    costs: Mapping[str, float],
+    resolve: Callable[[str], str] | None,
+) -> dict[int, float]:
+    """Column -> user's cost. Keys go through `resolve` like targets do; a known benchmark
+    outside `benchmarks` (not fitted, never a probe) is checked and then has no effect."""
+    column = {b: j for j, b in enumerate(benchmarks)}
+    resolve = resolve or _exact(benchmarks)
+    out: dict[int, float] = {}
+    for name, value in costs.items():
+        benchmark = resolve(name)
+        cost = _checked_cost(benchmark, value)
+        if benchmark not in column:
+            continue
+        if column[benchmark] in out:
+            raise ValueError(f"cost of {benchmark!r} is given twice (as {name!r})")
+        out[column[benchmark]] = cost
+    return out
+
+
 def resolve_costs(
     benchmarks: Sequence[str],
     costs: Mapping[str, float] | Sequence[float] | None = None,
     categories: Mapping[str, str | None] | None = None,
     run_cost_usd: Mapping[str, float | None] | None = None,
+    resolve: Callable[[str], str] | None = None,
 ) -> np.ndarray:
     """Cost per column: source facts (`run_cost_usd`), else defaults; `costs` overrides both
-    (mapping by id or one per column)."""
+    (a mapping by name, or one per column). Every given cost must be finite and > 0.
+
+    Mapping keys are resolved with `resolve` (e.g. `BenchPress.resolve_benchmark`, so
+    "MMLU Pro" sets `mmlu_pro`); without it a key must be one of `benchmarks`. An unknown
+    name raises `UnknownNameError` rather than being ignored."""
     categories = categories or {}
     measured = {b: v for b, v in (run_cost_usd or {}).items() if v is not None and v > 0}
     out = np.array(
@@ -88,14 +142,10 @@ def resolve_costs(
     if costs is None:
         return out
     if isinstance(costs, Mapping):
-        for b, c in costs.items():
-            if b in benchmarks:
-                out[list(benchmarks).index(b)] = float(c)
-    else:
-        arr = np.asarray(costs, dtype=float)
-        if arr.shape != (len(benchmarks),):
-            raise ValueError(f"costs must have {len(benchmarks)} entries, got {arr.shape}")
-        out = arr.copy()
-    if not (np.isfinite(out).all() and (out > 0).all()):
-        raise ValueError("costs must be finite and positive")
-    return out
+        for j, cost in _overrides(benchmarks, costs, resolve).items():
+            out[j] = cost
+        return out
+    given = list(costs)
+    if len(given) != len(benchmarks):
+        raise ValueError(f"costs must have {len(benchmarks)} entries, got {len(given)}")
+    return np.array([_checked_cost(b, c) for b, c in zip(benchmarks, given, strict=True)])

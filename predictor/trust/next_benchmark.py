@@ -7,7 +7,9 @@ in again (`fold_in_interval`, no refit) and the targets' interval widths are com
 widths before (a target that is c itself drops to width 0). Targets mix units (percent points,
 Elo), so the ranking uses the relative reduction: the mean over targets of
 1 - width_after / width_before (0 = no help, 1 = every target pinned), divided by c's cost.
-`width_before` / `width_after` report the mean widths in original units for reading.
+`width_before` / `width_after` report mean widths for reading, in points over the
+percent-scale targets (averaging points with Elo would mean nothing; over all targets, in their
+units, when none is a percentage).
 """
 
 from __future__ import annotations
@@ -40,8 +42,37 @@ def _run_costs(bp) -> dict[str, float | None]:
 
 def benchmark_costs(bp, costs: Mapping[str, float] | None = None) -> np.ndarray:
     """Cost per fitted benchmark of `bp`: the sources' run costs where the snapshot has them,
-    else documented defaults; `costs` overrides both (see `predictor.trust.costs`)."""
-    return resolve_costs(bp.fit_benchmarks_, costs, _categories(bp), _run_costs(bp))
+    else documented defaults; `costs` overrides both, its keys resolved like any benchmark
+    name (see `predictor.trust.costs`)."""
+    return resolve_costs(
+        bp.fit_benchmarks_, costs, _categories(bp), _run_costs(bp), bp.resolve_benchmark
+    )
+
+
+def _check_top(top: int | None) -> None:
+    """`top` rows: a positive int, or None for every candidate (polars' head(-1) would
+    silently drop the last row instead)."""
+    if top is None:
+        return
+    if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1:
+        raise ValueError(f"top must be a positive integer or None (every row), got {top!r}")
+
+
+def _check_budget(
+    budget: float | None, cost: np.ndarray, names: Sequence[str], pool: np.ndarray
+) -> None:
+    """Same rule as `select_probes`: a budget is > 0 and affords at least one candidate
+    (otherwise the answer would be an empty table that looks like 'nothing helps')."""
+    if budget is None:
+        return
+    if not budget > 0:
+        raise ValueError(f"budget must be > 0, got {budget}")
+    if len(pool) and cost[pool].min() > budget + 1e-12:
+        cheapest = int(pool[np.argmin(cost[pool])])
+        raise ValueError(
+            f"budget {budget:g} is below the cheapest unobserved benchmark "
+            f"({names[cheapest]}, cost {cost[cheapest]:g}); raise the budget"
+        )
 
 
 def what_to_run_next(
@@ -49,17 +80,20 @@ def what_to_run_next(
     known_scores: Mapping[str, float],
     targets: str | Sequence[str] | None = None,
     budget: float | None = None,
-    top: int = 5,
+    top: int | None = 5,
     level: float = 0.9,
     costs: Mapping[str, float] | None = None,
 ) -> pl.DataFrame:
     """Unobserved benchmarks ranked by expected target-width reduction per unit cost.
 
     `targets`: a profile name, a list, or None (every benchmark not yet known). Candidates
-    costing more than `budget` are left out. Columns: rank, benchmark, cost, predicted,
-    width_before, width_after (mean widths, original units), reduction (mean relative
-    width reduction), reduction_per_cost.
+    costing more than `budget` (> 0) are left out; `top` rows are kept (a positive int, or
+    None for all). Columns: rank, benchmark, cost, predicted, width_before, width_after
+    (mean widths in points over the percent targets; see the module docstring), reduction
+    (mean relative width reduction over every target),
+    reduction_per_cost.
     """
+    _check_top(top)
     row = bp._probe_row(known_scores)
     comp = bp.completer_
     names = bp.fit_benchmarks_
@@ -70,10 +104,13 @@ def what_to_run_next(
     if len(tcols) == 0:
         raise ValueError("every target is already known: nothing left to predict")
     cost = benchmark_costs(bp, costs)
+    _check_budget(budget, cost, names, np.flatnonzero(~known))
     mean = comp.fold_in(row)
     low, high = comp.fold_in_interval(row, level=level)
     width0 = high[tcols] - low[tcols]
-    before = float(np.mean(width0))
+    percent = np.array([bp._scale.get(names[t]) == "percent" for t in tcols])
+    shown = percent if percent.any() else np.ones(len(tcols), dtype=bool)  # width columns
+    before = float(np.mean(width0[shown]))
     rows = []
     for c in np.flatnonzero(~known):
         if budget is not None and cost[c] > budget + 1e-12:
@@ -82,7 +119,7 @@ def what_to_run_next(
         trial[c] = mean[c]
         lo, hi = comp.fold_in_interval(trial, level=level)
         width1 = np.where(tcols == c, 0.0, hi[tcols] - lo[tcols])
-        after = float(np.mean(width1))
+        after = float(np.mean(width1[shown]))
         rel = float(np.mean(1.0 - width1 / np.maximum(width0, 1e-12)))
         rows.append(
             {
@@ -107,9 +144,6 @@ def what_to_run_next(
     }
     if not rows:
         return pl.DataFrame(schema=schema)
-    frame = (
-        pl.DataFrame(rows)
-        .sort(["reduction_per_cost", "benchmark"], descending=[True, False])
-        .head(top)
-    )
+    frame = pl.DataFrame(rows).sort(["reduction_per_cost", "benchmark"], descending=[True, False])
+    frame = frame if top is None else frame.head(top)
     return frame.with_columns(pl.int_range(1, frame.height + 1).alias("rank")).select(list(schema))

@@ -297,29 +297,50 @@ def probe_set_error(
     return pooled.score_with(list(probes))
 
 
+def _allowed_columns(bp, allowlist: Sequence[str] | str | None) -> list[int] | None:
+    """Columns the allowlist lets be probes (None: every fitted one). A str is one name, not
+    its letters; an empty allowlist would allow nothing, so it is an error, not a default."""
+    if allowlist is None:
+        return None
+    names = [allowlist] if isinstance(allowlist, str) else list(allowlist)
+    if not names:
+        raise ValueError(
+            "allowlist is empty: give the benchmarks that may be probes, or None for all"
+        )
+    columns: list[int] = []
+    for name in names:
+        benchmark = bp.resolve_benchmark(name)
+        if benchmark not in bp._column:
+            raise ValueError(
+                f"allowlist: benchmark {benchmark!r} has too few observations in snapshot "
+                f"{bp.version} to be used as a probe"
+            )
+        if bp._column[benchmark] not in columns:
+            columns.append(bp._column[benchmark])
+    return columns
+
+
 def select_probes_for(
     bp,
     k: int = 5,
     budget: float | None = None,
     targets=None,
-    allowlist: Sequence[str] | None = None,
+    allowlist: Sequence[str] | str | None = None,
     costs: Mapping[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ProbeSelection:
     """`BenchPress.select_probes`: greedy probes on the snapshot's fitted matrix, scored with
     the snapshot's own completer (no refit). `targets`: profile name, list or None (all);
-    `allowlist`: benchmarks allowed as probes (default: every fitted benchmark); `progress`:
-    see `select_probes_detailed`."""
+    `allowlist`: benchmarks allowed as probes (names, or one name; default: every fitted
+    benchmark); `costs`: benchmark name -> cost overrides (`predictor.trust.costs`);
+    `progress`: see `select_probes_detailed`."""
     from predictor.trust.next_benchmark import benchmark_costs
     from predictor.trust.profiles import resolve_targets
 
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
     target_cols = None if chosen is None else [bp._column[t] for t in chosen]
-    candidates = None
-    if allowlist is not None:
-        allowed = resolve_targets(list(allowlist), names, bp.resolve_benchmark)
-        candidates = [bp._column[b] for b in allowed]
+    candidates = _allowed_columns(bp, allowlist)
     values = bp._dense(bp.fit_models_, names)
     return select_probes_detailed(
         values,

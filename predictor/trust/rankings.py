@@ -238,35 +238,76 @@ class KnownComparison:
         return "\n".join(lines)
 
 
+def _new_model_predictions(
+    bp, predictions_or_probes: Mapping, level: float | None
+) -> tuple[Mapping[str, Prediction], float]:
+    """The new model's predictions and their level: `predict` output as given, else its probe
+    scores predicted at `level` (default 0.9).
+
+    Predictions carry their interval at one level; another level needs the probes (the
+    interval is not symmetric, so it cannot be rescaled), hence an explicit mismatch raises."""
+    values = list(predictions_or_probes.values())
+    if not values or not all(isinstance(v, Prediction) for v in values):
+        level = 0.9 if level is None else level
+        return bp.predict(predictions_or_probes, level=level), level
+    levels = sorted({v.level for v in values})
+    if len(levels) > 1:
+        shown = ", ".join(f"{x:g}" for x in levels)
+        raise ValueError(f"the predictions mix interval levels ({shown}): predict at one level")
+    own = levels[0]
+    if level is not None and not math.isclose(level, own, rel_tol=0.0, abs_tol=1e-12):
+        raise ValueError(
+            f"level={level:g} differs from the level of the given predictions ({own:g}): "
+            f"omit level, or pass the probe scores to compare at {level:g}"
+        )
+    return predictions_or_probes, own
+
+
+def _reference_ids(bp, reference_models: Sequence[str] | str, name: str) -> list[str]:
+    """Fitted snapshot ids of the reference models, in the order given, each once (a name
+    and its alias are one model; ranking a model against itself means nothing)."""
+    if isinstance(reference_models, str):  # one name, not its letters
+        reference_models = [reference_models]
+    refs = list(dict.fromkeys(bp.resolve_model(m) for m in reference_models))
+    if not refs:
+        raise ValueError("give at least one reference model")
+    if name in refs:
+        raise ValueError(f"name {name!r} clashes with a reference model")
+    missing = [m for m in refs if m not in bp.fit_models_]
+    if missing:
+        raise ValueError(f"reference models not in the snapshot's fit: {missing}")
+    return refs
+
+
 def compare_with_known_models(
     bp,
     predictions_or_probes: Mapping,
-    reference_models: Sequence[str],
+    reference_models: Sequence[str] | str,
     targets="general_assistant",
-    level: float = 0.9,
+    level: float | None = None,
     name: str = "new model",
 ) -> KnownComparison:
     """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
     models of the snapshot. A reference model's score on a benchmark is its observed cell
     (sd 0) or else the snapshot's completed cell with its interval. Targets default to the
-    `general_assistant` profile (a profile name, a list, or None = every fitted benchmark)."""
-    if not reference_models:
-        raise ValueError("give at least one reference model")
-    values = list(predictions_or_probes.values())
-    if values and all(isinstance(v, Prediction) for v in values):
-        preds = dict(predictions_or_probes)
-        level = values[0].level
-    else:
-        preds = bp.predict(predictions_or_probes, level=level)
+    `general_assistant` profile (a profile name, a list, or None = every fitted benchmark).
+
+    `level` defaults to the predictions' own level (0.9 for probe scores); with predictions,
+    a different `level` raises (their intervals exist at one level only). Predictions must
+    cover every target: a partial dict raises naming the missing ones (pass `targets=` to
+    compare on fewer). Reference names are resolved; repeats, e.g. an id and its alias,
+    count once, in first-seen order."""
+    preds, level = _new_model_predictions(bp, predictions_or_probes, level)
     chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
     chosen = list(bp.fit_benchmarks_) if chosen is None else chosen
-    refs = [bp.resolve_model(m) for m in reference_models]
-    if name in refs:
-        raise ValueError(f"name {name!r} clashes with a reference model")
+    lacking = [t for t in chosen if t not in preds]
+    if lacking:
+        raise ValueError(
+            f"the predictions lack {len(lacking)} target(s): {', '.join(lacking)}; pass "
+            "bp.predict(...) output for every benchmark, or targets= among those predicted"
+        )
+    refs = _reference_ids(bp, reference_models, name)
     row = {m: i for i, m in enumerate(bp.fit_models_)}
-    missing = [m for m in refs if m not in row]
-    if missing:
-        raise ValueError(f"reference models not in the snapshot's fit: {missing}")
     comp = bp.completer_
     mean = comp.predict(keep_observed=True)
     low, high = comp.predict_interval(level=level, keep_observed=True)
