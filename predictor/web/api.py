@@ -35,12 +35,16 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
     return {key: _json_value(value) for key, value in row.items()}
 
 
-def _resolve(resolver: Callable[[str], str], name: str, status: int = 400) -> str:
-    """A canonical id, or the resolver's own message (with close matches) as an HTTP error."""
+def _resolve(
+    resolver: Callable[[str], str], name: str, status: int = 400, parameter: str | None = None
+) -> str:
+    """A canonical id, or the resolver's own message (with close matches) as an HTTP error,
+    naming the query `parameter` when given."""
     try:
         return resolver(name)
     except UnknownNameError as exc:
-        raise ApiError(status, str(exc)) from None
+        where = f" (parameter {parameter!r})" if parameter else ""
+        raise ApiError(status, f"{exc}{where}") from None
     except TypeError as exc:
         raise bad_request(str(exc)) from None
 
@@ -201,6 +205,12 @@ def _folded_cells(bench: BenchPress, model_id: str, level: float) -> dict[str, d
     }
 
 
+def _column(bench: BenchPress, model_id: str, level: float) -> dict[str, dict[str, Any]]:
+    """A compare column: the fit's cells for a fitted model, else its scores folded in."""
+    cells = _fitted_cells(bench, model_id, level)
+    return _folded_cells(bench, model_id, level) if cells is None else cells
+
+
 def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
     """Known models side by side: observed scores, and the fit's completion elsewhere."""
     params.check_allowed(query, ["version", "models", "benchmarks", "level"], "/api/compare")
@@ -217,12 +227,10 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
         if chosen
         else list(bench.fit_benchmarks_)
     )
-    columns = []
-    for model_id in model_ids:
-        cells = _fitted_cells(bench, model_id, level)
-        if cells is None:
-            cells = _folded_cells(bench, model_id, level)
-        columns.append(cells)
+    try:  # a ValueError is about the request (as in `predict`), not a server fault
+        columns = [_column(bench, model_id, level) for model_id in model_ids]
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
     observed = {
         (m, b): s
         for m, b, s in bench.snapshot.cells.select("model_id", "benchmark_id", "score").iter_rows()
@@ -247,31 +255,43 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
     }
 
 
+def _fitted_cell(
+    bench: BenchPress, model_id: str, benchmark_id: str, level: float
+) -> dict[str, Any] | None:
+    """The fit's value and interval for a cell of the fitted block; None outside it."""
+    if model_id not in bench.fit_models_ or benchmark_id not in bench.fit_benchmarks_:
+        return None
+    i, j = bench.fit_models_.index(model_id), bench.fit_benchmarks_.index(benchmark_id)
+    completer = bench.completer_
+    mean = float(completer.predict(keep_observed=False)[i, j])
+    low, high = completer.predict_interval(level=level, keep_observed=False)
+    return {
+        "score": figures.number(mean),
+        "low": figures.number(min(float(low[i, j]), mean)),
+        "high": figures.number(max(float(high[i, j]), mean)),
+        "level": level,
+    }
+
+
 def cell(catalog: Catalog, query: Params) -> dict[str, Any]:
     """One cell: its observation with provenance (or null), the fit's value, and conflicts."""
     params.check_allowed(query, ["version", "model", "benchmark", "level"], "/api/cell")
     bench = _bench(catalog, query)
     level = params.level(query)
-    model_id = _resolve(bench.resolve_model, params.required_text(query, "model"), 404)
-    benchmark_id = _resolve(bench.resolve_benchmark, params.required_text(query, "benchmark"), 404)
+    # an unknown name is a 404, as for /api/models/<id>; the message says which parameter
+    model_id = _resolve(bench.resolve_model, params.required_text(query, "model"), 404, "model")
+    benchmark = params.required_text(query, "benchmark")
+    benchmark_id = _resolve(bench.resolve_benchmark, benchmark, 404, "benchmark")
     scores = bench.scores()
     found = scores.filter(
         (scores["model_id"] == model_id) & (scores["benchmark_id"] == benchmark_id)
     )
     found = found.drop("model_id", "benchmark_id")
     observation = _record(found.row(0, named=True)) if found.height else None
-    fitted = None
-    if model_id in bench.fit_models_ and benchmark_id in bench.fit_benchmarks_:
-        i, j = bench.fit_models_.index(model_id), bench.fit_benchmarks_.index(benchmark_id)
-        completer = bench.completer_
-        mean = float(completer.predict(keep_observed=False)[i, j])
-        low, high = completer.predict_interval(level=level, keep_observed=False)
-        fitted = {
-            "score": figures.number(mean),
-            "low": figures.number(min(float(low[i, j]), mean)),
-            "high": figures.number(max(float(high[i, j]), mean)),
-            "level": level,
-        }
+    try:  # a ValueError is about the request (as in `predict`), not a server fault
+        fitted = _fitted_cell(bench, model_id, benchmark_id, level)
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
     conflicts = bench.snapshot.conflicts
     others = conflicts.filter(
         (conflicts["model_id"] == model_id) & (conflicts["benchmark_id"] == benchmark_id)

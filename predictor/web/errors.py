@@ -4,12 +4,14 @@ from __future__ import annotations
 
 
 class ApiError(Exception):
-    """Sent as `{"error": message}` with `status` (400 bad input, 404 unknown resource, ...)."""
+    """Sent as `{"error": message}` with `status` (400 bad input, 404 unknown resource, ...)
+    and any `headers` the answer needs (`Retry-After` on 503)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers
 
 
 def bad_request(message: str) -> ApiError:

@@ -3,11 +3,14 @@
 Query strings arrive as text; a POST body may carry JSON values (a scores object, a number).
 Every endpoint names the parameters it accepts, so a typo (`levle=0.8`) is an error rather than
 a silently ignored option, and sizes are bounded so one request cannot ask for unbounded work.
+Numbers are plain ASCII decimals (`80`, `-1.5`, `2e3`, and `nan`/`inf` for the Python API to
+reject in its own words): not `80_0` or full-width digits, which Python's `float` would accept.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 
 from predictor.snapshots import SnapshotError
@@ -21,6 +24,10 @@ MAX_VALUE_CHARS = 8192
 MAX_PROBES = 200
 MAX_NAMES = 50
 DEFAULT_LEVEL = 0.9
+# Interval levels served: closer to 1 the t quantile of (1 + level) / 2 rounds to 1.0 (no
+# interval), and nobody needs a 99.99% or a 0.5% interval
+MIN_LEVEL, MAX_LEVEL = 0.01, 0.999
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)")
 MAX_K = 20  # probes picked per request: the greedy search costs one pass per probe
 
 
@@ -73,24 +80,23 @@ def version(params: Params) -> str:
         raise bad_request(str(exc)) from None
 
 
+def parse_number(text: str) -> float | None:
+    """`80`, ` 1.5e2 ` -> a float; None unless plain ASCII decimal or exponent notation."""
+    stripped = text.strip()
+    if NUMBER.fullmatch(stripped.lower()) is None:
+        return None
+    return float(stripped)
+
+
 def level(params: Params) -> float:
-    """The interval level; the range itself is checked by `BenchPress.predict` (same message)."""
-    value = params.get("level")
-    if value is None or value == "":
+    """The interval level, MIN_LEVEL to MAX_LEVEL (outside 0-1: `BenchPress.predict`'s words)."""
+    number = _number(params, "level")
+    if number is None:
         return DEFAULT_LEVEL
-    if isinstance(value, bool):
-        raise bad_request(f"level must be a number, got {value!r}")
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            raise bad_request(f"level must be a number, got {value!r}") from None
-    else:
-        raise bad_request(f"level must be a number, got {type(value).__name__}")
     if not 0.0 < number < 1.0:  # same wording as BenchPress.predict
         raise bad_request(f"level must lie strictly between 0 and 1, got {number}")
+    if not MIN_LEVEL <= number <= MAX_LEVEL:
+        raise bad_request(f"level must lie in {MIN_LEVEL:g}-{MAX_LEVEL:g}, got {number!r}")
     return number
 
 
@@ -102,12 +108,15 @@ def _number(params: Params, name: str) -> float | None:
     if isinstance(value, bool):
         raise bad_request(f"{name} must be a number, got {value!r}")
     if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
         try:
             return float(value)
-        except ValueError:
-            raise bad_request(f"{name} must be a number, got {value!r}") from None
+        except OverflowError:  # a JSON integer beyond the float range
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, str):
+        number = parse_number(value)
+        if number is None:
+            raise bad_request(f"{name} must be a number, got {value!r}")
+        return number
     raise bad_request(f"{name} must be a number, got {type(value).__name__}")
 
 
@@ -157,10 +166,8 @@ def scores(params: Params) -> dict[str, object]:
             raise bad_request(f"scores: expected name=value, got {part!r}")
         if name in result:
             raise bad_request(f"scores: {name!r} is given twice")
-        try:
-            result[name] = float(value)
-        except ValueError:
-            result[name] = value
+        number = parse_number(value)
+        result[name] = value if number is None else number
         if len(result) > MAX_PROBES:
             raise bad_request(f"scores: more than {MAX_PROBES} probes")
     if not result:

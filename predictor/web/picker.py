@@ -8,7 +8,10 @@ rather than an empty answer.
 The greedy search is deterministic and its first k picks do not depend on how many more would
 follow (with or without a budget), so one cached run for k answers every smaller k exactly.
 A search with every fitted benchmark as a target takes seconds per probe on the bundled
-snapshot (a profile: about a second for five), so repeated questions are served from memory.
+snapshot (a profile: about a second for five), so repeated questions are served from memory,
+identical questions asked at once share one search, and at most MAX_SEARCHES searches run at a
+time (a request waits up to SEARCH_WAIT_SECONDS for its turn, then gets a 503 with Retry-After):
+questions that miss the cache (budget 9.31, 9.32, ...) cannot take every core.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.probes import ProbeSelection
 from predictor.trust.profiles import PROFILES, profile
 from predictor.web import params
-from predictor.web.errors import bad_request
+from predictor.web.errors import ApiError, bad_request
 from predictor.web.params import Params
 
 DEFAULT_K = 5
@@ -34,6 +37,9 @@ DEFAULT_PROFILE = "general_assistant"  # what the page searches for unless told 
 EVERY = "all"  # targets=all: every fitted benchmark, as when targets is left out
 MAX_ALLOWLIST = 250
 CACHE_SIZE = 64
+MAX_SEARCHES = 2  # greedy searches running at once; more requests wait for a turn
+SEARCH_WAIT_SECONDS = 30.0
+RETRY_AFTER_SECONDS = 10
 
 # The unit of `predictor.trust.costs`: 1.0 = one typical multiple-choice or short-answer suite.
 COST_UNIT = "standard benchmark runs"
@@ -168,8 +174,11 @@ def target_ids(bench: BenchPress, wanted: ProbeRequest) -> list[str]:
 
 
 # ------------------------------------------------------------------------------ the cache
+Key = tuple[object, ...]
 _lock = threading.Lock()
-_runs: OrderedDict[tuple[object, ...], tuple[int, ProbeSelection]] = OrderedDict()
+_runs: OrderedDict[Key, tuple[int, ProbeSelection]] = OrderedDict()
+_flights: dict[Key, threading.Event] = {}  # searches running now, set when each ends
+_searches = threading.BoundedSemaphore(MAX_SEARCHES)
 
 
 def _prefix(selection: ProbeSelection, k: int) -> ProbeSelection:
@@ -182,6 +191,50 @@ def _prefix(selection: ProbeSelection, k: int) -> ProbeSelection:
     )
 
 
+def _cached(key: Key, k: int) -> ProbeSelection | None:
+    """The first k picks of a cached run that covers them (call with `_lock` held)."""
+    cached = _runs.get(key)
+    if cached is None:
+        return None
+    ran_for, selection = cached
+    # a run that stopped short (nothing else fits) answers every larger k as well
+    if k > ran_for and len(selection.columns) >= ran_for:
+        return None
+    _runs.move_to_end(key)
+    return _prefix(selection, k)
+
+
+def _store(key: Key, k: int, selection: ProbeSelection) -> None:
+    with _lock:
+        previous = _runs.get(key)
+        if previous is None or previous[0] < k:
+            _runs[key] = (k, selection)
+        _runs.move_to_end(key)
+        while len(_runs) > CACHE_SIZE:
+            _runs.popitem(last=False)
+
+
+def _search(
+    bench: BenchPress, wanted: ProbeRequest, run: Callable[..., ProbeSelection] | None
+) -> ProbeSelection:
+    """One greedy search, once one of the MAX_SEARCHES turns is free (503 after waiting)."""
+    if not _searches.acquire(timeout=SEARCH_WAIT_SECONDS):
+        raise ApiError(
+            503,
+            "the server is busy picking probes for other requests; try again in a few seconds",
+            {"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
+    try:
+        return (run or bench.select_probes)(
+            k=wanted.k,
+            budget=wanted.budget,
+            targets=wanted.profile if wanted.profile is not None else _list(wanted.targets),
+            allowlist=_list(wanted.allowlist),
+        )
+    finally:
+        _searches.release()
+
+
 def select(
     bench: BenchPress,
     wanted: ProbeRequest,
@@ -189,7 +242,9 @@ def select(
 ) -> ProbeSelection:
     """`bench.select_probes(...)` for the request, from the cache when an earlier run covers it.
 
-    Snapshots are content-addressed, so (version, content hash) identifies the answer."""
+    Snapshots are content-addressed, so (version, content hash) identifies the answer. While a
+    search for the same key runs, others wait for it and then look in the cache again (as
+    `Catalog.load` does for versions): four identical requests cost one search."""
     key = (
         bench.version,
         bench.manifest.get("content_hash"),
@@ -198,29 +253,23 @@ def select(
         wanted.targets,
         wanted.allowlist,
     )
-    with _lock:
-        cached = _runs.get(key)
-        if cached is not None:
-            _runs.move_to_end(key)
-    if cached is not None:
-        ran_for, selection = cached
-        # a run that stopped short (nothing else fits) answers every larger k as well
-        if wanted.k <= ran_for or len(selection.columns) < ran_for:
-            return _prefix(selection, wanted.k)
-    search = run or bench.select_probes
-    selection = search(
-        k=wanted.k,
-        budget=wanted.budget,
-        targets=wanted.profile if wanted.profile is not None else _list(wanted.targets),
-        allowlist=_list(wanted.allowlist),
-    )
-    with _lock:
-        previous = _runs.get(key)
-        if previous is None or previous[0] < wanted.k:
-            _runs[key] = (wanted.k, selection)
-        _runs.move_to_end(key)
-        while len(_runs) > CACHE_SIZE:
-            _runs.popitem(last=False)
+    while True:
+        with _lock:
+            found = _cached(key, wanted.k)
+            if found is not None:
+                return found
+            running = _flights.get(key)
+            if running is None:
+                done = _flights[key] = threading.Event()
+                break
+        running.wait()
+    try:
+        selection = _search(bench, wanted, run)
+        _store(key, wanted.k, selection)
+    finally:
+        with _lock:
+            del _flights[key]
+        done.set()
     return selection
 
 

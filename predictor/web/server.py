@@ -3,8 +3,12 @@
 It routes `/api/...` to `predictor.web.api`, serves the page from the files in `static/` (read
 once at start-up into a fixed table, so no request path ever becomes a file path), and sets the
 headers that keep a page full of leaderboard strings safe: a strict Content-Security-Policy
-(no inline script), nosniff, no framing. Request bodies are capped; when bound to loopback,
-requests must name a loopback host (a DNS-rebinding page cannot read the API).
+(no inline script), nosniff, no framing. Request bodies are capped and always read (whatever the
+method), so a body is never taken for the next request on a keep-alive connection; when bound to
+loopback, requests must name a loopback host (a DNS-rebinding page cannot read the API), and
+the API refuses requests another site's page makes (an `<img>` or a form aimed at it cannot
+make this machine search probes). Idle connections time out, and the log escapes control
+characters, so a request line cannot rewrite the terminal that shows it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from predictor.web.params import MAX_PARAMS, collect
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64 * 1024
+REQUEST_TIMEOUT_SECONDS = 30.0  # an idle or stalled connection frees its thread after this
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -48,6 +53,13 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
+# Sec-Fetch-Site values the API answers: the page itself, or no page (typed URL, bookmark); a
+# request without the header (curl, scripts, older browsers) is judged by its Origin alone
+FETCH_SITES = frozenset({"same-origin", "none"})
+# as http.server's own log: C0 and C1 control characters (and the backslash) as \x.. escapes
+CONTROL_CHARS = str.maketrans(
+    {**{c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}, ord("\\"): "\\\\"}
+)
 
 log = logging.getLogger("benchpress.app")
 
@@ -70,6 +82,42 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def printable(text: str) -> str:
+    """A request line holding ESC [2J is logged as `\\x1b[2J`, not obeyed by the terminal."""
+    return text.translate(CONTROL_CHARS)
+
+
+def same_origin(origin: str, host: str | None) -> bool:
+    """`Origin: http://127.0.0.1:8765` names this server (`Host: 127.0.0.1:8765`)."""
+    if host is None:
+        return False
+    try:
+        seen, served = urlsplit(origin.strip()), urlsplit(f"//{host.strip()}")
+        default = 443 if seen.scheme == "https" else 80
+        ours = (served.hostname, served.port or default)
+        return seen.scheme in ("http", "https") and (seen.hostname, seen.port or default) == ours
+    except ValueError:  # a port that is not a number
+        return False
+
+
+class DuplicateKey(ValueError):
+    """A key given twice in one JSON object of a request body."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (json keeps the last of a repeated key)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise DuplicateKey(key)
+        found[key] = value
+    return found
 
 
 def _host_name(header: str) -> str:
@@ -105,6 +153,7 @@ class Handler(BaseHTTPRequestHandler):
     server: AppServer
     protocol_version = "HTTP/1.1"
     server_version = "benchpress-app"
+    timeout = REQUEST_TIMEOUT_SECONDS  # an idle keep-alive connection does not hold a thread
 
     def version_string(self) -> str:
         return self.server_version
@@ -138,7 +187,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (base signature)
         if not self.server.quiet:
-            sys.stderr.write(f"{self.address_string()} {format % args}\n")
+            sys.stderr.write(f"{self.address_string()} {printable(format % args)}\n")
 
     # ------------------------------------------------------------------------- requests
     def do_GET(self) -> None:
@@ -152,6 +201,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _other(self) -> None:
         self.close_connection = True
+        with contextlib.suppress(ApiError):
+            self._read_body()  # so that closing does not reset the connection under the answer
         self._error(405, f"method {self.command} is not allowed", {"Allow": "GET, HEAD, POST"})
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other  # noqa: N815 (http.server naming)
@@ -162,14 +213,26 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self._error(400, "unexpected Host header: this app answers on loopback names only")
                 return
+            body = self._read_body()
             parts = urlsplit(self.path)
             path = parts.path
-            if path.startswith("/api/"):
-                self._api(unquote(path), parts.query)
-            else:
+            if not path.startswith("/api/"):
                 self._static(path)
+            elif self._cross_site():
+                self._error(403, "the API answers this app's own page only, not other sites")
+            else:
+                self._api(unquote(path), parts.query, body)
+        except ApiError as exc:  # the body could not be read
+            self._error(exc.status, exc.message, exc.headers)
+        except (TimeoutError, ConnectionError):  # the client stalled or left mid-request
+            self.close_connection = True
         except Exception:  # never leave a request without an answer
-            log.error("%s %s failed:\n%s", self.command, self.path, traceback.format_exc())
+            log.error(
+                "%s %s failed:\n%s",
+                printable(self.command),
+                printable(self.path),
+                traceback.format_exc(),
+            )
             self.close_connection = True
             self._error(500, "internal error (see the server log)")
 
@@ -177,9 +240,17 @@ class Handler(BaseHTTPRequestHandler):
         header = self.headers.get("Host")
         return header is not None and is_loopback(_host_name(header.strip()))
 
+    def _cross_site(self) -> bool:
+        """A request made by another site's page (`<img src>`, a form, fetch): by the browser's
+        Sec-Fetch-Site, else by an Origin that is not this server."""
+        site = self.headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() not in FETCH_SITES:
+            return True
+        origin = self.headers.get("Origin")
+        return origin is not None and not same_origin(origin, self.headers.get("Host"))
+
     def _static(self, path: str) -> None:
         if self.command == "POST":
-            self._discard_body()
             self._error(405, f"{path} accepts GET only", {"Allow": "GET, HEAD"})
             return
         key = "/static/index.html" if path in ("/", "/index.html") else path
@@ -190,21 +261,22 @@ class Handler(BaseHTTPRequestHandler):
         body, kind = found
         self._send(200, body, kind, {"Cache-Control": "no-cache"})
 
-    def _api(self, path: str, query_string: str) -> None:
+    def _api(self, path: str, query_string: str, body: bytes) -> None:
         try:
             pairs: list[tuple[str, object]] = list(
                 parse_qsl(query_string, keep_blank_values=True, max_num_fields=MAX_PARAMS)
             )
         except ValueError:
-            self._discard_body()
             self._error(400, f"more than {MAX_PARAMS} query parameters")
             return
         try:
-            if self.command == "POST":
-                pairs += self._body_params()
+            if self.command == "POST" and "POST" in api.allowed_methods(path):
+                pairs += self._body_params(body)  # elsewhere a 405 says more than a 415
             payload = api.handle(self.server.catalog, path, collect(pairs), self.command)
         except ApiError as exc:
-            extra = {"Allow": api.allowed_methods(path)} if exc.status == 405 else None
+            extra = dict(exc.headers or {})
+            if exc.status == 405:
+                extra["Allow"] = api.allowed_methods(path)
             self._error(exc.status, exc.message, extra)
             return
         except StoreUnreachable as exc:
@@ -217,54 +289,77 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------------------- bodies
     def _content_length(self) -> int:
+        """The body's length: one Content-Length of ASCII digits, at most MAX_BODY_BYTES.
+
+        Anything else leaves the body's end unknown, so the connection is closed after the
+        answer rather than reading the rest of the body as a request."""
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
             raise ApiError(411, "chunked request bodies are not accepted; send Content-Length")
-        raw = self.headers.get("Content-Length")
-        if raw is None:
+        given = self.headers.get_all("Content-Length") or []
+        if not given:
             return 0
-        if not raw.strip().isdigit():
+        if len(given) > 1:
             self.close_connection = True
-            raise ApiError(400, f"invalid Content-Length {raw!r}")
-        length = int(raw)
-        if length > MAX_BODY_BYTES:
+            raise ApiError(400, "invalid Content-Length: the header is given more than once")
+        raw = given[0].strip()
+        if not (raw.isascii() and raw.isdigit()):  # isdigit alone accepts '²' and '٣'
+            self.close_connection = True
+            raise ApiError(400, f"invalid Content-Length {given[0][:40]!r}")
+        digits = raw.lstrip("0")
+        if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits or "0") > MAX_BODY_BYTES:
             self.close_connection = True  # the body stays unread: the connection cannot be reused
             raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
-        return length
+        return int(digits or "0")
 
-    def _discard_body(self) -> None:
-        try:
-            length = self._content_length()
-        except ApiError:
-            return
-        if length:
-            self.rfile.read(length)
-
-    def _body_params(self) -> list[tuple[str, object]]:
-        """A JSON object or a urlencoded form; its fields join the query parameters."""
+    def _read_body(self) -> bytes:
+        """The body, whatever the method: one left unread (a GET with a body) would be parsed
+        as the next request on a keep-alive connection."""
         length = self._content_length()
         data = self.rfile.read(length) if length else b""
+        if len(data) < length:
+            self.close_connection = True
+            raise ApiError(400, "request body is shorter than its Content-Length")
+        return data
+
+    def _body_params(self, data: bytes) -> list[tuple[str, object]]:
+        """A JSON object or a urlencoded form; its fields join the query parameters."""
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if not data:
             return []
         if kind == "application/json":
-            try:
-                body = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ApiError(400, f"request body is not valid JSON ({exc})") from None
-            if not isinstance(body, dict):
-                raise ApiError(400, "request body must be a JSON object")
-            return list(body.items())
+            return json_params(data)
         if kind == "application/x-www-form-urlencoded":
-            try:
-                return list(
-                    parse_qsl(
-                        data.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_PARAMS
-                    )
-                )
-            except (UnicodeDecodeError, ValueError):
-                raise ApiError(400, "request body is not a valid form") from None
+            return form_params(data)
         raise ApiError(415, "send application/json or application/x-www-form-urlencoded")
+
+
+def json_params(data: bytes) -> list[tuple[str, object]]:
+    """A JSON object's fields. Whatever the bytes, a bad body is a 400: nesting too deep for
+    the parser, an integer too long to convert and a repeated key included."""
+    try:
+        body = json.loads(data.decode("utf-8"), object_pairs_hook=unique_object)
+    except DuplicateKey as exc:
+        raise ApiError(400, f"request body: key {exc.key!r} is given more than once") from None
+    except RecursionError:
+        raise ApiError(400, "request body is not valid JSON (nested too deeply)") from None
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, int digit limit
+        raise ApiError(400, f"request body is not valid JSON ({exc})") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "request body must be a JSON object")
+    return list(body.items())
+
+
+def form_params(data: bytes) -> list[tuple[str, object]]:
+    """A urlencoded form's fields, as many as a query string may carry."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "request body is not a valid form (not UTF-8)") from None
+    try:
+        return list(parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_PARAMS))
+    except ValueError:
+        raise ApiError(400, f"more than {MAX_PARAMS} form parameters") from None
 
 
 def make_server(

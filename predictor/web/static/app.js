@@ -2,7 +2,7 @@
 // matrix, fit; the probe picker lives in probes.js).
 // Talks only to this server's JSON API; builds every node with dom.js (textContent).
 
-import { el, clear, byId, fmt, sourceLink, debounce, chip } from "./dom.js";
+import { el, clear, byId, fmt, scoreText, sourceLink, debounce, chip } from "./dom.js";
 import { getJSON, postJSON } from "./api.js";
 import { intervalChart, spectrumChart, scatterChart, legend, PALETTE } from "./charts.js";
 import { Heatmap, colour, PREDICTED_FADE } from "./heatmap.js";
@@ -10,6 +10,9 @@ import { ProbePicker } from "./probes.js";
 
 const VIEWS = ["predict", "probes", "compare", "matrix", "fit"];
 const DEFAULT_LEVEL = 0.9;
+// the interval levels the API serves (predictor/web/params.py MIN_LEVEL, MAX_LEVEL)
+const MIN_LEVEL = 0.01;
+const MAX_LEVEL = 0.999;
 const PROBE_COLOR = "#e8590c";
 const PREDICTED_COLOR = "#3b5bdb";
 const ACTUAL_COLOR = "#212529";
@@ -106,7 +109,8 @@ function readUrl() {
   state.version = params.get("version") || "";
   state.pinned = Boolean(state.version);
   const level = Number(params.get("level"));
-  state.level = params.get("level") && level > 0 && level < 1 ? level : DEFAULT_LEVEL;
+  const served = level >= MIN_LEVEL && level <= MAX_LEVEL;
+  state.level = params.get("level") && served ? level : DEFAULT_LEVEL;
   state.compareModels = (params.get("models") || "").split(",").filter(Boolean);
   state.compareBenchmarks = (params.get("benchmarks") || "").split(",").filter(Boolean);
   const cell = (params.get("cell") || "").split(",");
@@ -253,6 +257,15 @@ function setProbes(rows) {
 
 const schedulePredict = debounce(() => runPredict(), 400);
 
+/** The number to send for a row: the known model's own score when the row shows it rounded
+ * (59.81 for a stored 59.809999999999995), so the prediction is the one from its data. */
+function scoreValue(row) {
+  const observed = state.model?.scores.find((s) => s.benchmark_id === row.benchmark)?.score;
+  if (typeof observed === "number" && scoreText(observed) === row.score) return observed;
+  const number = Number(row.score);
+  return Number.isFinite(number) ? number : row.score;
+}
+
 // ------------------------------------------------------------------------------ predict
 async function runPredict() {
   schedulePredict.cancel(); // this run reads the inputs as they are now
@@ -271,8 +284,7 @@ async function runPredict() {
   for (const r of scored) {
     if (!r.benchmark) return fail(`choose a benchmark for the score ${r.score}`);
     if (Object.hasOwn(scores, r.benchmark)) return fail(`scores: '${r.benchmark}' is given twice`);
-    const number = Number(r.score);
-    scores[r.benchmark] = Number.isFinite(number) ? number : r.score;
+    scores[r.benchmark] = scoreValue(r);
   }
   byId("predict-button").disabled = true;
   try {
@@ -289,7 +301,8 @@ async function runPredict() {
     state.shareProbes = rows.map((r) => {
       if (!r.score) return { benchmark: r.benchmark, score: "" };
       const [benchmark, value] = resolved[next++] || [r.benchmark, r.score];
-      return { benchmark, score: String(value) };
+      // the number as typed, or as shown when the row holds a model's score (no float tails)
+      return { benchmark, score: Number(r.score) === value ? String(value) : r.score };
     });
     showError("predict-error", "");
     renderPrediction();
@@ -520,17 +533,23 @@ function renderPredictionTable() {
   );
 }
 
-/** "Use these probes": the picked benchmarks become the score form's rows, scores to fill. */
+/** Whether a row's benchmark (an id or a name, as typed) is the benchmark `id`. */
+function sameBenchmark(typed, id) {
+  const text = typed.toLowerCase();
+  return text === id.toLowerCase() || text === benchmarkName(id).toLowerCase();
+}
+
+/** "Use these probes": the picked benchmarks join the score form as rows to fill; the rows
+ * already there keep their scores (a picked benchmark already in the form is not repeated). */
 async function usePickedProbes(benchmarks) {
-  setProbes(benchmarks.map((benchmark) => ({ benchmark, score: "" })));
-  predictSeq++; // an answer still in flight is for the old probes
+  const rows = readProbes().filter((r) => r.benchmark || r.score);
+  const added = benchmarks.filter((id) => !rows.some((r) => sameBenchmark(r.benchmark, id)));
+  setProbes([...rows, ...added.map((benchmark) => ({ benchmark, score: "" }))]);
   byId("predict-button").disabled = false;
-  state.prediction = null;
-  state.shareProbes = null;
-  showError("predict-error", "");
-  renderPrediction();
   await showView("predict");
-  byId("probe-rows").querySelector(".probe-score")?.focus();
+  await runPredict(); // from the scores already given, if any; the new rows wait for theirs
+  const empty = [...byId("probe-rows").querySelectorAll(".probe-score")].find((i) => !i.value);
+  empty?.focus();
 }
 
 // ------------------------------------------------------------------------ known models
@@ -546,7 +565,7 @@ async function useModel(name, { useProbes = true } = {}) {
     if (useProbes) {
       const scores = new Map(answer.scores.map((s) => [s.benchmark_id, s.score]));
       setProbes(
-        answer.suggested_probes.map((b) => ({ benchmark: b, score: String(scores.get(b)) })),
+        answer.suggested_probes.map((b) => ({ benchmark: b, score: scoreText(scores.get(b)) })),
       );
     }
     renderModelCard();
@@ -670,7 +689,7 @@ function renderModelCard() {
 function toggleProbe(benchmark, score, on) {
   const rows = readProbes().filter((r) => r.benchmark || r.score);
   const kept = rows.filter((r) => r.benchmark !== benchmark);
-  if (on) kept.push({ benchmark, score: String(score) });
+  if (on) kept.push({ benchmark, score: scoreText(score) });
   setProbes(kept);
   runPredict();
 }

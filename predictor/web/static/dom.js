@@ -56,6 +56,15 @@ export function fmt(value, digits = 1) {
   return Number(value).toFixed(digits);
 }
 
+/** A score to show in a form or a link: at most 4 decimals (4 significant digits below 1), so
+ * a stored 59.809999999999995 reads 59.81 and 152.4182891569458 reads 152.4183. */
+export function scoreText(value) {
+  const number = Number(value);
+  if (!Number.isFinite(number)) return String(value);
+  const text = Math.abs(number) >= 1 ? number.toFixed(4) : number.toPrecision(4);
+  return String(Number(text));
+}
+
 /** Only http(s) URLs become links; anything else (javascript:, data:) stays plain text. */
 export function safeUrl(text) {
   try {

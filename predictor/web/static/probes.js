@@ -37,7 +37,7 @@ export class ProbePicker {
     this.custom = [];
     this.allow = [];
     this.answer = null;
-    this.asked = null; // the request behind `answer`, for the URL
+    this.asked = null; // the last request (as the server understood it, if it could), for the URL
     this.pending = false; // a shared link asked for a pick on load
     this.seq = 0;
   }
@@ -64,9 +64,12 @@ export class ProbePicker {
       this.custom = [...new Set(targets.split(",").map((s) => s.trim()).filter(Boolean))];
     }
     this.pending = Boolean(k || budget || targets || this.allow.length);
+    // the link's own settings stay in the URL until a pick replaces them, even if it fails
+    this.asked = this.pending ? { k, budget, targets, allowlist: this.allow.join(",") } : null;
   }
 
-  /** Query parameters for a shared link: the last pick, as the server understood it. */
+  /** Query parameters for a shared link: the last pick as the server understood it, or the
+   * settings of a pick that failed as they were given (so a link with an error keeps them). */
   query() {
     if (!this.asked) return {};
     return { ...this.asked };
@@ -256,8 +259,10 @@ export class ProbePicker {
       this.onChange();
     } catch (error) {
       if (seq !== this.seq) return;
+      this.asked = params; // what was asked, to fix in the link as well as in the form
       this.error(error.message);
       byId("picker-summary").textContent = "Fix the settings and pick again.";
+      this.onChange();
     } finally {
       if (seq === this.seq) {
         button.disabled = false;
