@@ -85,14 +85,14 @@ def positive_float(text: str) -> float:
 
 
 def interval_level(text: str) -> float:
-    """argparse type: an interval level strictly between 0 and 1 (0.9 = 90%)."""
+    """argparse type: an interval level (0.9 = 90%), within the bounds the API serves."""
+    from predictor.methods.common import check_level
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 < value < 1.0:  # also rejects NaN
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.9), got {text!r}")
-    return value
+        return check_level(float(text))
+    except ValueError as exc:
+        message = str(exc) if "level" in str(exc) else f"expected a number, got {text!r}"
+        raise argparse.ArgumentTypeError(f"{message} (e.g. 0.9)") from None
 
 
 def level_label(level: float) -> str:

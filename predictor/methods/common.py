@@ -22,9 +22,17 @@ def check_values(values: Any) -> np.ndarray:
     return arr
 
 
+# Interval levels served: closer to 1 the t quantile of (1 + level) / 2 rounds to 1.0 (no
+# interval), and nobody needs a 99.99% or a 0.5% interval.
+MIN_LEVEL, MAX_LEVEL = 0.01, 0.999
+
+
 def check_level(level: float) -> float:
+    """`level` as a float in MIN_LEVEL-MAX_LEVEL; one wording for the API, CLI and web page."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise ValueError(f"level must lie in {MIN_LEVEL:g}-{MAX_LEVEL:g}, got {level!r}")
     return float(level)
 
 

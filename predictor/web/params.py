@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
+from predictor.methods.common import check_level
 from predictor.snapshots import SnapshotError
 from predictor.stores import check_version
 from predictor.web.errors import bad_request
@@ -24,9 +25,6 @@ MAX_VALUE_CHARS = 8192
 MAX_PROBES = 200
 MAX_NAMES = 50
 DEFAULT_LEVEL = 0.9
-# Interval levels served: closer to 1 the t quantile of (1 + level) / 2 rounds to 1.0 (no
-# interval), and nobody needs a 99.99% or a 0.5% interval
-MIN_LEVEL, MAX_LEVEL = 0.01, 0.999
 NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)")
 MAX_K = 20  # probes picked per request: the greedy search costs one pass per probe
 
@@ -89,15 +87,14 @@ def parse_number(text: str) -> float | None:
 
 
 def level(params: Params) -> float:
-    """The interval level, MIN_LEVEL to MAX_LEVEL (outside 0-1: `BenchPress.predict`'s words)."""
+    """The interval level, within `predictor.methods.common.check_level`'s bounds."""
     number = _number(params, "level")
     if number is None:
         return DEFAULT_LEVEL
-    if not 0.0 < number < 1.0:  # same wording as BenchPress.predict
-        raise bad_request(f"level must lie strictly between 0 and 1, got {number}")
-    if not MIN_LEVEL <= number <= MAX_LEVEL:
-        raise bad_request(f"level must lie in {MIN_LEVEL:g}-{MAX_LEVEL:g}, got {number!r}")
-    return number
+    try:
+        return check_level(number)  # same bounds and wording as BenchPress.predict
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
 
 
 def _number(params: Params, name: str) -> float | None:

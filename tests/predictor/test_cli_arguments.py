@@ -31,7 +31,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-@pytest.mark.parametrize("level", ["0", "1", "1.5", "nan", "-0.2"])
+@pytest.mark.parametrize("level", ["0", "1", "1.5", "nan", "-0.2", "0.9999999999999999", "x"])
 @pytest.mark.parametrize(
     "command",
     [
@@ -43,7 +43,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_interval_level_outside_0_1_is_a_usage_error(capsys, command, level) -> None:
     code, out, err = cli(capsys, *command, "--level", level, "--store", STORE)
     assert code == 2, err
-    assert "--level: must be between 0 and 1 (e.g. 0.9)" in err
+    assert "argument --level: " in err and "(e.g. 0.9)" in err
     assert out == "" and "Traceback" not in err
 
 
@@ -138,3 +138,15 @@ def test_evaluate_out_is_checked_before_the_run_and_written_as_strict_json(
 def test_evaluate_without_methods_is_a_usage_error(capsys) -> None:
     code, _, err = cli(capsys, "evaluate", "--quick", "--methods", " , ")
     assert code == 2 and "--methods needs at least one of ours" in err
+
+
+@pytest.mark.parametrize("level", [0.9999999999999999, 0.9995, 0.005])
+def test_levels_beyond_the_served_bounds_are_refused_by_the_api(level) -> None:
+    """Near 1 the t quantile of (1 + level) / 2 rounds to 1: refuse with the bounds, not a
+    numeric error from deep inside."""
+    from predictor import BenchPress
+
+    bp = BenchPress.load(store=STORE)
+    with pytest.raises(ValueError, match=r"level must lie in 0.01-0.999"):
+        bp.predict({"gpqa_diamond": 80.0}, level=level)
+    assert bp.predict({"gpqa_diamond": 80.0}, level=0.999)["hle"].high > 0

@@ -10,7 +10,7 @@ import { ProbePicker } from "./probes.js";
 
 const VIEWS = ["predict", "probes", "compare", "matrix", "fit"];
 const DEFAULT_LEVEL = 0.9;
-// the interval levels the API serves (predictor/web/params.py MIN_LEVEL, MAX_LEVEL)
+// the interval levels the API serves (predictor/methods/common.py MIN_LEVEL, MAX_LEVEL)
 const MIN_LEVEL = 0.01;
 const MAX_LEVEL = 0.999;
 const PROBE_COLOR = "#e8590c";
