@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -16,12 +16,20 @@ import polars as pl
 
 from predictor import cli_app, cli_evaluate, cli_trust
 from predictor.api import BenchPress, predictions_frame
-from predictor.cli_output import CommandError, add_output_options, emit, print_table
+from predictor.cli_output import (
+    CommandError,
+    add_output_options,
+    emit,
+    interval_level,
+    level_label,
+    print_table,
+)
 from predictor.resolve import UnknownNameError
-from predictor.snapshots import SnapshotError, default_stores
-from predictor.stores import SnapshotStore, StoreUnreachable, open_store
+from predictor.snapshots import BrokenSnapshotWarning, SnapshotError, default_stores
+from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
+EMPTY_STORE = "must not be empty: give a directory, s3://bucket/prefix or https:// URL"
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -47,11 +55,48 @@ def parse_scores(text: str) -> dict[str, float]:
     return scores
 
 
+def check_distinct_benchmarks(
+    scores: dict[str, float], resolve: Callable[[str], str], option: str = "--scores"
+) -> None:
+    """Two spellings of one benchmark (`gpqa_diamond`, `GPQA Diamond`) are a usage error, as an
+    exact duplicate is in `parse_scores`; the API would reject them later as a failure."""
+    seen: dict[str, str] = {}
+    for name in scores:
+        benchmark = resolve(name)
+        if benchmark in seen:
+            raise CommandError(
+                f"{option}: {benchmark} is given twice (as {seen[benchmark]!r} and {name!r}); "
+                "give each benchmark once"
+            )
+        seen[benchmark] = name
+
+
+def store_uri(text: str) -> str:
+    """argparse type of --store: an empty value (an unset shell variable) is a usage error, not
+    the default stores (`snapshots list`) nor the current directory (`predict`)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(EMPTY_STORE)
+    return text
+
+
+def _reject_empty_store(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The same rule for commands registered elsewhere, whose --store has no `store_uri`."""
+    store = getattr(args, "store", None)
+    if isinstance(store, str) and not store.strip():
+        parser.error(f"argument --store: {EMPTY_STORE}")
+
+
 def _store_args(args: argparse.Namespace) -> list[SnapshotStore]:
-    """`--store` (a directory or an s3:// / https:// URI), else the default local stores."""
-    if getattr(args, "store", None):
-        return [open_store(args.store)]
-    return [open_store(path) for path in default_stores()]
+    """`--store` (a directory or an s3:// / https:// URI), else the default local stores.
+
+    A --store directory that does not exist is an error (a typo), while a default store that
+    does not exist yet only means nothing was published."""
+    if getattr(args, "store", None) is None:
+        return [open_store(path) for path in default_stores()]
+    store = open_store(args.store)
+    if isinstance(store, LocalStore):
+        store.require_root()
+    return [store]
 
 
 def _listed_versions(store: SnapshotStore) -> list[str]:
@@ -68,15 +113,17 @@ def _percent(p: float | None) -> str:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
+    scores = parse_scores(args.scores)
     bp = BenchPress.load(args.version, store=args.store)
-    predictions = bp.predict(parse_scores(args.scores), level=args.level)
+    check_distinct_benchmarks(scores, bp.resolve_benchmark)
+    predictions = bp.predict(scores, level=args.level)
     frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
     shown = frame.sort("benchmark")
 
     def table() -> None:
         print(
             f"snapshot {bp.version}: {len(predictions)} benchmarks, "
-            f"{int(args.level * 100)}% intervals"
+            f"{level_label(args.level)} intervals"
         )
         rows = [
             {
@@ -103,7 +150,37 @@ SNAPSHOT_LIST_SCHEMA = {
     "parent": pl.String,
     "cached": pl.Boolean,
     "store": pl.String,
+    "status": pl.String,  # "ok", "broken" (manifest unusable) or "unreachable"
+    "error": pl.String,  # why, when not "ok"
 }
+LIST_COLUMNS = ["version", "models", "benchmarks", "cells", "content_hash", "parent", "cached"]
+
+
+def _count(counts: object, key: str) -> int | None:
+    """A count from the manifest, or None: a hand-edited value must not break the table."""
+    value = counts.get(key) if isinstance(counts, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _manifest_row(manifest: dict[str, Any]) -> dict[str, object]:
+    counts = manifest.get("counts")
+    return {
+        "models": _count(counts, "models"),
+        "benchmarks": _count(counts, "benchmarks"),
+        "cells": _count(counts, "cells"),
+        "content_hash": str(manifest.get("content_hash", ""))[:12],
+        "parent": str(manifest.get("parent") or ""),
+        "status": "ok",
+        "error": "",
+    }
+
+
+def _broken_row(store: SnapshotStore, version: str, exc: SnapshotError) -> dict[str, object]:
+    """One bad version folder is listed as such (and warned about), not fatal to the listing."""
+    status = "unreachable" if isinstance(exc, StoreUnreachable) else "broken"
+    warnings.warn(f"{status} snapshot {version}: {exc}", BrokenSnapshotWarning, stacklevel=2)
+    empty = {"models": None, "benchmarks": None, "cells": None, "content_hash": "", "parent": ""}
+    return {**empty, "status": status, "error": str(exc)}
 
 
 def snapshot_rows(stores: Sequence[SnapshotStore]) -> list[dict[str, object]]:
@@ -112,21 +189,14 @@ def snapshot_rows(stores: Sequence[SnapshotStore]) -> list[dict[str, object]]:
     for store in stores:
         cached = set(store.cached_versions())
         for version in _listed_versions(store):
-            manifest = store.read_manifest(version)
-            counts = manifest.get("counts", {})
+            try:
+                row = _manifest_row(store.read_manifest(version))
+            except SnapshotError as exc:
+                row = _broken_row(store, version, exc)
             rows.append(
-                {
-                    "version": version,
-                    "models": counts.get("models"),
-                    "benchmarks": counts.get("benchmarks"),
-                    "cells": counts.get("cells"),
-                    "content_hash": str(manifest.get("content_hash", ""))[:12],
-                    "parent": manifest.get("parent") or "",
-                    "cached": version in cached,
-                    "store": store.uri,
-                }
+                {"version": version, **row, "cached": version in cached, "store": store.uri}
             )
-    return rows
+    return [{name: row[name] for name in SNAPSHOT_LIST_SCHEMA} for row in rows]
 
 
 def cmd_snapshots_list(args: argparse.Namespace) -> int:
@@ -134,8 +204,8 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
 
     def table() -> None:
         if rows:
-            columns = ["version", "models", "benchmarks", "cells", "content_hash", "parent"]
-            print_table(rows, [*columns, "cached", "store"])
+            shown = [{k: "" if v is None else v for k, v in row.items()} for row in rows]
+            print_table(shown, [*LIST_COLUMNS, "status", "store"])
         elif args.store:
             print(f"no snapshots found in {args.store}")
         else:
@@ -152,9 +222,18 @@ def cmd_snapshots_show(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshots_pull(args: argparse.Namespace) -> int:
-    """Download and verify a version into the local cache, so later loads work offline."""
+    """Download and verify a version into the local cache, so later loads work offline.
+
+    A local directory store is read in place: there is nothing to cache, so after verifying
+    the version this says so instead of claiming a copy was made."""
     store = open_store(args.store)
     path = store.resolve(args.version)
+    if isinstance(store, LocalStore):
+        print(
+            f"snapshot {path.name} in {store.uri}: verified; a local store is read in place, "
+            "nothing to pull"
+        )
+        return 0
     print(f"snapshot {path.name} from {store.uri}: verified, cached at {path}")
     return 0
 
@@ -234,29 +313,33 @@ def build_parser() -> argparse.ArgumentParser:
     predict = sub.add_parser("predict", help="predict unseen benchmarks from probe scores")
     predict.add_argument("--scores", required=True, help="probe scores: name=value,name=value")
     predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
-    predict.add_argument("--store", help=STORE_HELP)
-    predict.add_argument("--level", type=float, default=0.9, help="interval level (default 0.9)")
+    predict.add_argument("--store", type=store_uri, help=STORE_HELP)
+    predict.add_argument(
+        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
     add_output_options(predict)
     predict.set_defaults(func=cmd_predict)
 
     snapshots = sub.add_parser("snapshots", help="published matrix snapshots")
     snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
     listing = snap_sub.add_parser("list", help="list published versions")
-    listing.add_argument("--store", help=STORE_HELP)
+    listing.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(listing)
     listing.set_defaults(func=cmd_snapshots_list)
     show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
     show.add_argument("version", nargs="?", default="latest")
-    show.add_argument("--store", help=STORE_HELP)
+    show.add_argument("--store", type=store_uri, help=STORE_HELP)
     show.set_defaults(func=cmd_snapshots_show)
     pull = snap_sub.add_parser("pull", help="cache a version from a remote store, for offline use")
     pull.add_argument("version", nargs="?", default="latest")
-    pull.add_argument("--store", required=True, help="s3://bucket/prefix or https:// URL")
+    pull.add_argument(
+        "--store", type=store_uri, required=True, help="s3://bucket/prefix or https:// URL"
+    )
     pull.set_defaults(func=cmd_snapshots_pull)
     diff = snap_sub.add_parser("diff", help="what changed between two versions, with drift")
     diff.add_argument("old")
     diff.add_argument("new")
-    diff.add_argument("--store", help=STORE_HELP)
+    diff.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(
         diff,
         csv_help="models and benchmarks added or removed as CSV (kind,change,name); the drift "
@@ -284,6 +367,7 @@ def _print_warning(message: Warning | str, *_: object, **__: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _reject_empty_store(parser, args)
     try:
         with warnings.catch_warnings():  # e.g. a stale cached snapshot: one plain stderr line
             warnings.showwarning = _print_warning

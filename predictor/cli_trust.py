@@ -62,12 +62,15 @@ def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from predictor.cli import check_distinct_benchmarks
     from predictor.trust import compare_models, compare_with_known_models
 
     bp = _load(args)
     parsed = [_parse_model(t) for t in args.model]
     names = [n or f"model_{k + 1}" for k, (n, _) in enumerate(parsed)]
     probes = [p for _, p in parsed]
+    for scores in probes:
+        check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model")
     targets = _targets(args.targets)
     if args.reference:
         if len(probes) != 1:
@@ -132,13 +135,15 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from predictor.cli import parse_scores
+    from predictor.cli import check_distinct_benchmarks, parse_scores
     from predictor.trust import what_to_run_next
 
     bp = _load(args)
+    known = parse_scores(args.scores)
+    check_distinct_benchmarks(known, bp.resolve_benchmark)
     frame = what_to_run_next(
         bp,
-        parse_scores(args.scores),
+        known,
         targets=_targets(args.targets),
         budget=args.budget,
         top=args.top,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,10 @@ VERSION_PATTERN = re.compile(r"^(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d+)$")
 
 class SnapshotError(RuntimeError):
     """A snapshot is missing, malformed or does not match its recorded hashes."""
+
+
+class BrokenSnapshotWarning(UserWarning):
+    """A version was passed over (e.g. resolving "latest") because its manifest is broken."""
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -74,26 +79,48 @@ def default_stores() -> list[Path]:
 
 
 def resolve_version(version: str, stores: list[Path]) -> Path:
-    """The directory of `version` (or the newest for "latest") in the first store that has it."""
+    """The directory of `version` (or the newest for "latest") in the first store that has it.
+
+    A pinned version whose manifest is broken or names another version is an error; "latest"
+    passes over such versions with a `BrokenSnapshotWarning`, so one bad folder in the local
+    store does not stop every default command."""
     if version == "latest":
-        # newest version across all stores; on a tie the earlier store (local) wins
-        candidates = [
-            (version_key(v), -rank, store / v)
-            for rank, store in enumerate(stores)
-            for v in list_versions(store)
-        ]
-        if not candidates:
-            raise SnapshotError(
-                "no published snapshot found in " + ", ".join(str(s) for s in stores)
-            )
-        return max(candidates)[2]
+        return _newest_valid(stores)
     version_key(version)  # validates the string before it touches a path
     for store in stores:
         candidate = store / version
         if (candidate / MANIFEST).is_file():
+            read_version_manifest(candidate)
             return candidate
     known = sorted({v for s in stores for v in list_versions(s)}, key=version_key)
     raise SnapshotError(f"snapshot {version} not found; published versions: {known or 'none'}")
+
+
+def _newest_valid(stores: list[Path]) -> Path:
+    """The newest version across all stores whose manifest reads; on a tie the earlier store
+    (local) wins."""
+    candidates = sorted(
+        (
+            (version_key(v), -rank, store / v)
+            for rank, store in enumerate(stores)
+            for v in list_versions(store)
+        ),
+        reverse=True,
+    )
+    if not candidates:
+        raise SnapshotError("no published snapshot found in " + ", ".join(str(s) for s in stores))
+    for *_, directory in candidates:
+        try:
+            read_version_manifest(directory)
+        except SnapshotError as exc:
+            warnings.warn(
+                f"skipping snapshot {directory.name}: {exc}", BrokenSnapshotWarning, stacklevel=3
+            )
+            continue
+        return directory
+    raise SnapshotError(
+        "no valid published snapshot in " + ", ".join(str(s) for s in stores) + " (all broken)"
+    )
 
 
 @dataclass(frozen=True)
@@ -130,21 +157,63 @@ def listed_files(manifest: dict[str, Any], where: object) -> list[str]:
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of a snapshot directory (published or staged), checked for shape first:
+    a hand-made or truncated file is a SnapshotError naming it, never an AttributeError."""
+    path = directory / MANIFEST
     try:
-        manifest = json.loads((directory / MANIFEST).read_text("utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{directory}: unreadable manifest ({exc})") from None
+        manifest = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{path}: unreadable manifest ({exc})") from None
+    return check_manifest(manifest, path)
+
+
+def check_manifest(manifest: object, where: object) -> dict[str, Any]:
+    """`manifest` if it has the shape every reader relies on (shared by local and remote
+    stores): a JSON object of the supported format listing the data files and their hashes."""
+    if not isinstance(manifest, dict):
+        raise SnapshotError(
+            f"{where}: manifest must be a JSON object, got {type(manifest).__name__}"
+        )
     if manifest.get("format_version") != FORMAT_VERSION:
         raise SnapshotError(
-            f"{directory}: format_version {manifest.get('format_version')!r} is not supported"
+            f"{where}: format_version {manifest.get('format_version')!r} is not supported"
         )
+    listed_files(manifest, where)
+    if not all(isinstance(h, str) for h in manifest["files"].values()):
+        raise SnapshotError(f"{where}: manifest file hashes must be strings")
+    if not isinstance(manifest.get("content_hash"), str):
+        raise SnapshotError(f"{where}: manifest has no content_hash")
+    version = manifest.get("version")  # absent while staged; "as-of-..." for a rebuild
+    if "version" in manifest and not (isinstance(version, str) and version):
+        raise SnapshotError(f"{where}: manifest has an invalid version {version!r}")
     return manifest
 
 
-def verify(directory: Path) -> dict[str, Any]:
-    """Check every data file against the manifest; raise on any difference (tampering)."""
+def expect_version(manifest: dict[str, Any], version: str, where: object) -> None:
+    """A store folder must hold the version it is named after: a folder copied or renamed by
+    hand would otherwise load other content under the requested version."""
+    if manifest.get("version") != version:
+        raise SnapshotError(
+            f"{where}: {version}/{MANIFEST} describes version {manifest.get('version')!r} "
+            "(copied or renamed by hand?)"
+        )
+
+
+def read_version_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of a published version's folder, which must describe that version."""
     manifest = read_manifest(directory)
-    listed_files(manifest, directory)
+    expect_version(manifest, directory.name, directory.parent)
+    return manifest
+
+
+def verify(directory: Path, version: str | None = None) -> dict[str, Any]:
+    """Check every data file against the manifest; raise on any difference (tampering).
+
+    `version`: the version the folder is expected to hold (a store's folder name); staged and
+    scratch directories have none."""
+    manifest = read_manifest(directory)
+    if version is not None:
+        expect_version(manifest, version, directory.parent)
     recorded: dict[str, str] = manifest["files"]
     for name, expected in recorded.items():
         path = directory / name

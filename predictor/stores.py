@@ -42,9 +42,11 @@ from predictor.snapshots import (
     MANIFEST,
     VERSION_PATTERN,
     SnapshotError,
+    check_manifest,
+    expect_version,
     list_versions,
     listed_files,
-    read_manifest,
+    read_version_manifest,
     resolve_version,
     verify,
     version_key,
@@ -227,13 +229,30 @@ class LocalStore(SnapshotStore):
     def cached_versions(self) -> list[str]:
         return self.list_versions()
 
+    def require_root(self) -> None:
+        """Reading a store that does not exist is a mistake (a typo in --store), not an empty
+        store; writers create it, so this is checked only where versions are read."""
+        if not self.root.is_dir():
+            raise SnapshotError(f"snapshot store {self.uri} does not exist or is not a directory")
+
+    def resolve(self, version: str = "latest") -> Path:
+        """As `SnapshotStore.resolve`, but "latest" passes over versions whose manifest is
+        broken (with a `BrokenSnapshotWarning`), as loading from the default stores does."""
+        if version != "latest":
+            return self.fetch(version)
+        self.require_root()
+        directory = resolve_version("latest", [self.root])
+        verify(directory, directory.name)
+        return directory
+
     def fetch(self, version: str) -> Path:
+        self.require_root()
         directory = resolve_version(check_version(version), [self.root])
-        verify(directory)
+        verify(directory, version)
         return directory
 
     def read_manifest(self, version: str) -> dict[str, Any]:
-        return read_manifest(self.root / check_version(version))
+        return read_version_manifest(self.root / check_version(version))
 
     def publish_dir(self, local_version_dir: Path) -> str:
         version, manifest = _publishable(local_version_dir)
@@ -309,7 +328,7 @@ class RemoteStore(SnapshotStore):
     def read_manifest(self, version: str) -> dict[str, Any]:
         check_version(version)
         if (self.cache_dir / version / MANIFEST).is_file():
-            return read_manifest(self.cache_dir / version)
+            return read_version_manifest(self.cache_dir / version)
         try:
             data = self._read(f"{version}/{MANIFEST}", MAX_MANIFEST_BYTES)
         except _Missing:
@@ -321,20 +340,15 @@ class RemoteStore(SnapshotStore):
             manifest = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise SnapshotError(f"{self.uri}: unreadable manifest of {version} ({exc})") from None
-        if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
-            raise SnapshotError(f"{self.uri}: manifest of {version} has an unsupported format")
-        if manifest.get("version") != version:
-            raise SnapshotError(
-                f"{self.uri}: {version}/{MANIFEST} describes version {manifest.get('version')!r}"
-            )
-        listed_files(manifest, f"{self.uri}: {version}")
+        check_manifest(manifest, f"{self.uri}: manifest of {version}")
+        expect_version(manifest, version, self.uri)
         return manifest
 
     def fetch(self, version: str) -> Path:
         target = self.cache_dir / check_version(version)
         if (target / MANIFEST).is_file():  # pinned and cached: no network at all
             try:
-                verify(target)
+                verify(target, version)
                 return target
             except SnapshotError as exc:
                 warnings.warn(
@@ -383,7 +397,7 @@ class RemoteStore(SnapshotStore):
             except OSError:
                 if not (target / MANIFEST).is_file():  # not a concurrent fetch that won
                     raise
-                verify(target)
+                verify(target, version)
             return target
         finally:
             if scratch.exists():

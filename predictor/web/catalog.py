@@ -7,6 +7,7 @@ listing (what `latest` means) is re-read, at most every few seconds.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -16,9 +17,11 @@ from typing import Any
 
 from predictor.api import BenchPress
 from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import default_stores, load_snapshot, version_key
+from predictor.snapshots import SnapshotError, default_stores, load_snapshot, version_key
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
 from predictor.web.errors import not_found
+
+log = logging.getLogger("benchpress.app")
 
 LISTING_TTL_SECONDS = 5.0
 
@@ -67,8 +70,17 @@ class Catalog:
         return where
 
     def versions(self) -> list[str]:
-        """Published versions, newest first."""
-        return sorted(self._where(), key=version_key, reverse=True)
+        """Published versions whose manifest reads, newest first: a broken or misnamed folder
+        is left out (and logged), so it can neither be `latest` nor break the version list."""
+        readable = []
+        for version in sorted(self._where(), key=version_key, reverse=True):
+            try:
+                self.manifest(version)
+            except SnapshotError as exc:
+                log.warning("skipping snapshot %s: %s", version, exc)
+                continue
+            readable.append(version)
+        return readable
 
     def manifest(self, version: str) -> dict[str, Any]:
         """A version's manifest without loading its data (for the version list)."""

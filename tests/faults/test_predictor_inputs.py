@@ -209,7 +209,10 @@ def test_observed_cells_come_back_unchanged() -> None:
 
 # ---------------------------------------------------------------------- benchpress predict
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["predict", "--version", VERSION, "--store", str(BUNDLED), *args])
+    try:
+        code = main(["predict", "--version", VERSION, "--store", str(BUNDLED), *args])
+    except SystemExit as exc:  # argparse usage errors (exit 2)
+        code = int(exc.code)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -227,7 +230,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
         ("gpqa_diamond=inf", 1, "must be finite"),
         ("gpqa_diamond=-1", 1, "0-100"),
         ("gpqa_diamond=1e9", 1, "0-100"),
-        ("gpqa_diamond=80,GPQA Diamond=81", 1, "given twice"),
+        ("gpqa_diamond=80,GPQA Diamond=81", 2, "given twice"),
     ],
 )
 def test_cli_bad_scores_exit_non_zero_with_one_clear_line(capsys, scores, code, message) -> None:
@@ -241,7 +244,7 @@ def test_cli_bad_scores_exit_non_zero_with_one_clear_line(capsys, scores, code, 
 @pytest.mark.parametrize("level", ["0", "1", "1.5", "nan"])
 def test_cli_bad_level(capsys, level) -> None:
     got, _, err = run_cli(capsys, "--scores", "gpqa_diamond=80", "--level", level)
-    assert got == 1 and "level must lie strictly between 0 and 1" in err
+    assert got == 2 and "argument --level: level must lie strictly between 0 and 1" in err
 
 
 def test_cli_same_name_twice_is_an_error(capsys) -> None:

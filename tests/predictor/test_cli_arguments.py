@@ -150,3 +150,19 @@ def test_levels_beyond_the_served_bounds_are_refused_by_the_api(level) -> None:
     with pytest.raises(ValueError, match=r"level must lie in 0.01-0.999"):
         bp.predict({"gpqa_diamond": 80.0}, level=level)
     assert bp.predict({"gpqa_diamond": 80.0}, level=0.999)["hle"].high > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["next", "--scores", "gpqa_diamond=80,GPQA Diamond=81"], "--scores"),
+        (
+            ["compare", "--model", "A:gpqa_diamond=80,GPQA Diamond=81", "--model", SCORES],
+            "--model",
+        ),
+    ],
+)
+def test_two_spellings_of_one_benchmark_are_a_usage_error(capsys, argv, option) -> None:
+    code, out, err = cli(capsys, *argv, "--targets", "chat", "--store", STORE)
+    assert code == 2 and out == ""
+    assert f"{option}: gpqa_diamond is given twice (as 'gpqa_diamond' and 'GPQA Diamond')" in err

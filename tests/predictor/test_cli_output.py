@@ -170,6 +170,8 @@ def test_snapshots_list_and_diff_csv(capsys, bp: BenchPress) -> None:
             "parent": [m.get("parent") or "" for m in manifests],
             "cached": [True] * len(versions),
             "store": [STORE] * len(versions),
+            "status": ["ok"] * len(versions),
+            "error": [""] * len(versions),
         }
     )
     assert_csv_is(out, expected)

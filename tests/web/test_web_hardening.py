@@ -430,3 +430,27 @@ def test_cell_names_the_parameter_of_an_unknown_name(app: RunningApp) -> None:
     assert benchmark.status == 404
     assert benchmark.json()["error"].startswith("unknown benchmark 'no_such_benchmark'")
     assert benchmark.json()["error"].endswith("(parameter 'benchmark')")
+
+
+def test_a_broken_newer_snapshot_is_neither_latest_nor_listed(tmp_path, caplog) -> None:
+    """One bad folder in the store must not take the page down: the newest readable version
+    is `latest`, and /api/versions lists only readable ones."""
+    import shutil
+
+    bundled = bundled_snapshot_dir()
+    good = next(p.name for p in bundled.iterdir() if (p / "manifest.json").is_file())
+    shutil.copytree(bundled / good, tmp_path / good)
+    broken = tmp_path / "2099.01.01.1"
+    broken.mkdir()
+    (broken / "manifest.json").write_text('"not an object"')
+    misnamed = tmp_path / "2099.01.02.1"
+    shutil.copytree(bundled / good, misnamed)  # its manifest says `good`, not 2099.01.02.1
+    catalog = Catalog(store=tmp_path)
+    with caplog.at_level(logging.WARNING, logger="benchpress.app"):
+        assert catalog.versions() == [good]
+        assert catalog.resolve("latest") == good
+    assert "skipping snapshot 2099.01.01.1" in caplog.text
+    assert "skipping snapshot 2099.01.02.1" in caplog.text
+    listed = api.versions(catalog, {})
+    assert listed["latest"] == good and [v["version"] for v in listed["versions"]] == [good]
+    assert catalog.load("latest").version == good
