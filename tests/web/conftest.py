@@ -280,3 +280,32 @@ def artifacts() -> Path:
     """Where screenshots go (git-ignored)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+# ------------------------------------------------------------------ browser test helpers
+BROWSER_TIMEOUT = 15
+
+
+def wait(driver: Any, condition: Any, message: str = "") -> Any:
+    """Wait for `condition`; the page re-renders the table when the URL and the prediction
+    settle, so reads of elements replaced in between are retried instead of failing."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    waiter = WebDriverWait(
+        driver, BROWSER_TIMEOUT, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return waiter.until(condition, message)
+
+
+def open_page(driver: Any, url: str) -> None:
+    """Load `url` with an empty console log and wait until the page says it is ready."""
+    driver.get_log("browser")
+    driver.get(url)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready"), "page ready")
+    state = driver.execute_script("return document.body.dataset.ready")
+    assert state == "true", driver.find_element("id", "error").text
+
+
+def table_rows(driver: Any) -> list[Any]:
+    return driver.find_elements("css selector", "#prediction-table tbody tr")

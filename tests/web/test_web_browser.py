@@ -20,37 +20,17 @@ from tests.web.conftest import (
     HOSTILE_MODELS,
     HOSTILE_VERSION,
     RunningApp,
+    open_page,
+    table_rows,
+    wait,
 )
 
 pytestmark = pytest.mark.browser
-TIMEOUT = 15
 
 
 @pytest.fixture(scope="module")
 def bp() -> BenchPress:
     return BenchPress.load(BUNDLED_VERSION, store=bundled_snapshot_dir())
-
-
-def wait(driver: Any, condition: Any, message: str = "") -> Any:
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    # the page re-renders the table when the URL and the prediction settle: retry reads of
-    # elements replaced in between instead of failing on them
-    waiter = WebDriverWait(driver, TIMEOUT, ignored_exceptions=[StaleElementReferenceException])
-    return waiter.until(condition, message)
-
-
-def open_page(driver: Any, url: str) -> None:
-    driver.get_log("browser")  # start each page with an empty console log
-    driver.get(url)
-    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready"), "page ready")
-    state = driver.execute_script("return document.body.dataset.ready")
-    assert state == "true", driver.find_element("id", "error").text
-
-
-def table_rows(driver: Any) -> list[Any]:
-    return driver.find_elements("css selector", "#prediction-table tbody tr")
 
 
 def score_cell(driver: Any, benchmark: str) -> Any:
