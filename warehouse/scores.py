@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 
 import duckdb
@@ -25,17 +26,28 @@ def payload_set_sha(shas: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(shas)).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class EarlierParse:
+    """A parse of the same payload set by the same parser: the same bytes give the same answer."""
+
+    parse_id: int
+    status: str  # ok | failed
+    error: str | None
+    payload_ids: tuple[int, ...]  # the archived payloads it was made from
+
+
 def find_parse(
     con: duckdb.DuckDBPyConnection, source: str, set_sha: str, parser_version: str
-) -> tuple[int, str, str | None] | None:
-    """(parse_id, status, error) of an earlier parse of exactly this payload set by this
-    parser, if any: the same bytes through the same parser give the same answer."""
+) -> EarlierParse | None:
+    """The newest earlier parse of exactly this payload set by this parser, if any."""
     row = con.execute(
-        "SELECT parse_id, status, error FROM parses WHERE source = ? AND payload_set_sha = ?"
-        " AND parser_version = ? ORDER BY parse_id DESC LIMIT 1",
+        "SELECT parse_id, status, error, payload_ids FROM parses WHERE source = ?"
+        " AND payload_set_sha = ? AND parser_version = ? ORDER BY parse_id DESC LIMIT 1",
         [source, set_sha, parser_version],
     ).fetchone()
-    return (int(row[0]), str(row[1]), row[2]) if row else None
+    if row is None:
+        return None
+    return EarlierParse(int(row[0]), str(row[1]), row[2], tuple(sorted(int(i) for i in row[3])))
 
 
 def record_parse(
@@ -78,14 +90,49 @@ def record_parse(
     return int(parse_id)
 
 
+def confirm_parse(
+    con: duckdb.DuckDBPyConnection,
+    earlier: int,
+    *,
+    payload_ids: list[int],
+    fetched_at: datetime,
+    parsed_at: datetime,
+) -> int:
+    """Record that a newer fetch brought back the bytes of parse `earlier`: a new parse of the
+    newer payloads with the same rows (copied, not re-parsed), so it becomes current again.
+
+    A leaderboard that goes back to earlier bytes is a change like any other; reusing the old
+    parse as it was would leave a parse of newer, different bytes current."""
+    with transaction(con):
+        parse_id = con.execute(
+            "INSERT INTO parses (source, payload_set_sha, payload_ids, fetched_at, parsed_at,"
+            " parser_version, status, n_rows, error)"
+            " SELECT source, payload_set_sha, ?, ?, ?, parser_version, status, n_rows, error"
+            " FROM parses WHERE parse_id = ? AND status = 'ok' RETURNING parse_id",
+            [payload_ids, fetched_at, parsed_at, earlier],
+        ).fetchone()
+        if parse_id is None:
+            raise ValueError(f"parse {earlier} is not a successful parse")
+        con.execute(
+            "INSERT INTO source_scores BY NAME"
+            " SELECT * EXCLUDE (parse_id), ?::BIGINT AS parse_id FROM source_scores"
+            " WHERE parse_id = ?",
+            [parse_id[0], earlier],
+        )
+    return int(parse_id[0])
+
+
 def _current(as_of: datetime | None) -> tuple[str, list[object]]:
-    """SQL for each source's newest successful parse, optionally as of a past moment."""
+    """SQL for each source's current parse: the newest successful parse, i.e. of the newest
+    fetch whose bytes parsed (parses are made in fetch order, and a fetch that brings back
+    earlier bytes gets a new parse: `confirm_parse`). With `as_of`, among the parses of
+    payloads fetched by then. Not ordered by `fetched_at`: replayed payloads carry their
+    recording date, which says nothing about which fetch came last."""
     cutoff = " AND fetched_at <= ?" if as_of is not None else ""
     sql = (
         "SELECT source, parse_id, payload_ids, fetched_at FROM parses WHERE status = 'ok'"
         + cutoff
-        + " QUALIFY row_number() OVER (PARTITION BY source ORDER BY fetched_at DESC,"
-        " parse_id DESC) = 1"
+        + " QUALIFY row_number() OVER (PARTITION BY source ORDER BY parse_id DESC) = 1"
     )
     return sql, ([as_of] if as_of is not None else [])
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from predictor.paths import warehouse_path
 from warehouse.db import open_waiting
+from warehouse.scores import current_parses
 from warehouse.status import source_status
 
 
@@ -21,13 +22,12 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             "SELECT source, count(*), sum(size_bytes) FROM raw_payloads GROUP BY 1 ORDER BY 1"
         ).fetchall():
             sources[source] = {"payloads": payloads, "payload_bytes": int(size)}
+        current = current_parses(con)["parse_id"].to_list()
         for source, rows, models, benchmarks in con.execute(
             "SELECT p.source, count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key)"
             " FROM source_scores s JOIN parses p USING (parse_id)"
-            " WHERE p.parse_id IN (SELECT parse_id FROM parses WHERE status = 'ok'"
-            "   QUALIFY row_number() OVER (PARTITION BY source"
-            "   ORDER BY fetched_at DESC, parse_id DESC) = 1)"
-            " GROUP BY 1 ORDER BY 1"
+            " WHERE list_contains(?, p.parse_id) GROUP BY 1 ORDER BY 1",
+            [current],
         ).fetchall():
             sources.setdefault(source, {}).update(
                 {"rows": rows, "models": models, "benchmarks": benchmarks}
@@ -64,13 +64,17 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
                 }
             )
         for source, facts in source_status(con).items():
-            sources.setdefault(source, {}).update(
+            entry = sources.setdefault(source, {})
+            entry.update(
                 {
                     "status": facts["status"],
                     "data_fetched_at": facts["data_fetched_at"],
                     "age_days": facts["age_days"],
+                    "last_attempt": facts["last_attempt"],
                 }
             )
+            if facts["error"]:  # why a stale source keeps its last good data, and since when
+                entry.update({"error": facts["error"], "error_at": facts["error_at"]})
         models, benchmarks, cells = con.execute(
             "SELECT count(DISTINCT model_id), count(DISTINCT benchmark_id), count(*)"
             " FROM matrix_cells"

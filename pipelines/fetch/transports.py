@@ -3,13 +3,21 @@
 `live` GETs the real URL, `mirror` rewrites `https://host/path?q` to `MIRROR/host/path?q`, and
 `replay` reads the same `<host>/<path>` layout from the payloads bundled in the repo. Everything
 above this module sees one `FetchedPayload` type whatever the transport.
+
+Bodies are read raw and decoded here (gzip, deflate), so the bytes on the wire can be checked
+against `Content-Length` and both the wire size and the decoded size against the cap (a small
+compressed body can inflate without bound). A per-URL deadline (`BENCHPRESS_FETCH_DEADLINE`,
+retries and waits included) stops a server that trickles bytes: the read timeout alone restarts
+with every chunk that arrives.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,11 +26,16 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import requests
+import urllib3
 
 MODES = ("live", "mirror", "replay")
 DEFAULT_REPLAY_ROOT = Path(__file__).resolve().parent.parent / "replay"
 RECORDED_GLOB = "_sources/*.recorded.json"  # per source: {relpath: {recorded_at, sha256}}
 USER_AGENT = "benchpress-llm/0.1 (+https://github.com/benchpress-llm)"
+DEADLINE_ENV = "BENCHPRESS_FETCH_DEADLINE"
+DEFAULT_DEADLINE = 120.0  # seconds for one URL, retries and waits included
+ACCEPT_ENCODING = "gzip, deflate"  # exactly what _BodyDecoder undoes
+READ_CHUNK = 65536
 
 
 class FetchError(RuntimeError):
@@ -102,8 +115,69 @@ def _retry_after_seconds(value: str | None, cap: float) -> float | None:
     return max(0.0, min(seconds, cap))
 
 
+def deadline_from_env() -> float:
+    """BENCHPRESS_FETCH_DEADLINE in seconds (default 120); a bad value is an error, not a guess."""
+    raw = os.environ.get(DEADLINE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_DEADLINE
+    try:
+        seconds = float(raw)
+    except ValueError:
+        raise ValueError(f"{DEADLINE_ENV} must be a number of seconds, got {raw!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"{DEADLINE_ENV} must be a positive number of seconds, got {raw!r}")
+    return seconds
+
+
+class _BodyDecoder:
+    """Undo one Content-Encoding with bounded output, so a decompression bomb never inflates
+    past the cap in memory. Concatenated gzip members are decoded like `gzip -d` does."""
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self._gzip = encoding in ("gzip", "x-gzip")
+        self._obj = zlib.decompressobj(16 + zlib.MAX_WBITS if self._gzip else zlib.MAX_WBITS)
+        self._started = False
+
+    def decompress(self, data: bytes, limit: int) -> bytes:
+        """Up to `limit` decoded bytes of `data` (more input than that is left unread)."""
+        if not self._started and self.encoding == "deflate":
+            self._started = True
+            try:  # RFC 9110 says zlib-wrapped; some servers send a raw deflate stream
+                return self._obj.decompress(data, limit)
+            except zlib.error:
+                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
+        self._started = True
+        out = self._obj.decompress(data, limit)
+        while self._gzip and self._obj.eof and self._obj.unused_data and len(out) < limit:
+            rest = self._obj.unused_data  # the next gzip member
+            self._obj = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += self._obj.decompress(rest, limit - len(out))
+        return out
+
+    def finish(self) -> bytes:
+        """What is left; a stream that stops before its end is a truncated body."""
+        tail = self._obj.flush()
+        if not self._obj.eof:
+            raise zlib.error("compressed stream ends early")
+        return tail
+
+
+def _decoder(source: str, url: str, header: str | None) -> _BodyDecoder | None:
+    encodings = [e.strip().lower() for e in (header or "").split(",") if e.strip()]
+    encodings = [e for e in encodings if e != "identity"]
+    if not encodings:
+        return None
+    if len(encodings) == 1 and encodings[0] in ("gzip", "x-gzip", "deflate"):
+        return _BodyDecoder(encodings[0])
+    raise FetchError(source, url, f"unsupported Content-Encoding {header!r}")
+
+
 class Fetcher:
-    """Fetch URLs through one transport; retries 5xx and connection errors with backoff."""
+    """Fetch URLs through one transport; retries 5xx and connection errors with backoff.
+
+    `deadline` (seconds, default BENCHPRESS_FETCH_DEADLINE or 120) bounds one URL's fetch,
+    retries and waits included."""
 
     def __init__(
         self,
@@ -117,6 +191,7 @@ class Fetcher:
         session: requests.Session | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
     ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -133,6 +208,9 @@ class Fetcher:
         self.session.headers.setdefault("User-Agent", USER_AGENT)
         self.clock = clock
         self.sleep = sleep
+        self.deadline = deadline_from_env() if deadline is None else float(deadline)
+        if not self.deadline > 0:
+            raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
         self._recorded: dict[str, dict[str, str]] | None = None
 
     def fetch(
@@ -176,19 +254,25 @@ class Fetcher:
     def _http(
         self, source: str, url: str, target: str, max_bytes: int, previous: Validators
     ) -> FetchedPayload:
-        headers = {}
+        headers = {"Accept-Encoding": ACCEPT_ENCODING}
         if previous.etag:
             headers["If-None-Match"] = previous.etag
         if previous.last_modified:
             headers["If-Modified-Since"] = previous.last_modified
+        deadline_at = time.monotonic() + self.deadline
         last_reason = "no attempt made"
         for attempt in range(self.retries + 1):
             wait = self.backoff * (2**attempt)
+            remaining = deadline_at - time.monotonic()
+            if remaining <= 0:
+                raise FetchError(source, url, f"{self._deadline_text()} ({last_reason})")
+            # no single socket wait may outlast the deadline either
+            timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
             try:
-                response = self.session.get(
-                    target, headers=headers, timeout=self.timeout, stream=True
-                )
+                response = self.session.get(target, headers=headers, timeout=timeout, stream=True)
             except requests.Timeout:
+                if time.monotonic() >= deadline_at:
+                    raise FetchError(source, url, self._deadline_text()) from None
                 last_reason = f"timed out after {self.timeout[1]:g}s"
             except requests.ConnectionError as exc:
                 last_reason = f"connection error ({type(exc).__name__})"
@@ -201,13 +285,29 @@ class Fetcher:
                         )
                         wait = hinted if hinted is not None else wait
                     else:
-                        return self._accept(source, url, response, max_bytes)
+                        return self._accept(source, url, response, max_bytes, deadline_at)
             if attempt < self.retries:
+                if time.monotonic() + wait >= deadline_at:
+                    raise FetchError(
+                        source,
+                        url,
+                        f"{last_reason}; waiting {wait:g}s for attempt {attempt + 2} would pass "
+                        f"the {self.deadline:g}s deadline ({DEADLINE_ENV})",
+                    )
                 self.sleep(wait)
         raise FetchError(source, url, f"{last_reason} after {self.retries + 1} attempts")
 
+    def _deadline_text(self, received: int | None = None) -> str:
+        got = f" after {received} bytes" if received is not None else ""
+        return f"download deadline of {self.deadline:g}s exceeded{got} ({DEADLINE_ENV})"
+
     def _accept(
-        self, source: str, url: str, response: requests.Response, max_bytes: int
+        self,
+        source: str,
+        url: str,
+        response: requests.Response,
+        max_bytes: int,
+        deadline_at: float,
     ) -> FetchedPayload:
         fetched_at = self.clock()
         etag = response.headers.get("ETag")
@@ -222,19 +322,7 @@ class Fetcher:
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
             raise FetchError(source, url, f"declared size {declared} exceeds the cap {max_bytes}")
-        chunks: list[bytes] = []
-        total = 0
-        try:
-            for chunk in response.iter_content(chunk_size=65536):
-                total += len(chunk)
-                if total > max_bytes:
-                    raise FetchError(source, url, f"body exceeds the cap of {max_bytes} bytes")
-                chunks.append(chunk)
-        except requests.RequestException as exc:
-            raise FetchError(source, url, f"body truncated ({type(exc).__name__})") from None
-        content = b"".join(chunks)
-        if declared and declared.isdigit() and int(declared) != len(content):
-            raise FetchError(source, url, f"body truncated: {len(content)} of {declared} bytes")
+        content = self._read_body(source, url, response, max_bytes, deadline_at)
         if not content:
             raise FetchError(source, url, "empty body")
         path = urlsplit(url).path.lower()
@@ -244,3 +332,64 @@ class Fetcher:
         return FetchedPayload(
             source, url, self.mode, 200, fetched_at, content, content_type, etag, last_modified
         )
+
+    def _read_body(
+        self,
+        source: str,
+        url: str,
+        response: requests.Response,
+        max_bytes: int,
+        deadline_at: float,
+    ) -> bytes:
+        """The decoded body. `Content-Length` counts the bytes on the wire, so it is compared
+        with the raw count; the cap applies to the raw and to the decoded size."""
+        declared = response.headers.get("Content-Length", "").strip()
+        expected = int(declared) if declared.isdigit() else None
+        decoder = _decoder(source, url, response.headers.get("Content-Encoding"))
+        chunks: list[bytes] = []
+        received = decoded = 0
+        try:
+            while True:
+                if time.monotonic() >= deadline_at:
+                    raise FetchError(source, url, self._deadline_text(received))
+                # read1: whatever has arrived (one socket read), so the deadline is checked
+                # while a slow server trickles, not only after a full chunk
+                block = response.raw.read1(READ_CHUNK, decode_content=False)
+                if not block:
+                    break
+                received += len(block)
+                if received > max_bytes:
+                    raise FetchError(source, url, f"body exceeds the cap of {max_bytes} bytes")
+                if decoder is not None:
+                    block = decoder.decompress(block, max_bytes - decoded + 1)
+                decoded += len(block)
+                if decoded > max_bytes:
+                    raise FetchError(
+                        source,
+                        url,
+                        f"decoded body exceeds the cap of {max_bytes} bytes after {received} "
+                        "bytes on the wire (decompression bomb?)",
+                    )
+                chunks.append(block)
+            if decoder is not None:
+                tail = decoder.finish()
+                decoded += len(tail)
+                if decoded > max_bytes:
+                    raise FetchError(source, url, f"decoded body exceeds the cap of {max_bytes}")
+                chunks.append(tail)
+        except urllib3.exceptions.ReadTimeoutError:
+            if time.monotonic() >= deadline_at:
+                raise FetchError(source, url, self._deadline_text(received)) from None
+            reason = f"body stalled: no data for {self.timeout[1]:g}s after {received} bytes"
+            raise FetchError(source, url, reason) from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            of = f"{received} of {expected}" if expected is not None else f"{received}"
+            reason = f"body truncated: {of} bytes ({type(exc).__name__})"
+            raise FetchError(source, url, reason) from None
+        except zlib.error as exc:
+            encoding = decoder.encoding if decoder else "compressed"
+            reason = f"body truncated or corrupt: {encoding} data after {received} bytes ({exc})"
+            raise FetchError(source, url, reason) from None
+        if expected is not None and expected != received:
+            raise FetchError(source, url, f"body truncated: {received} of {expected} bytes")
+        return b"".join(chunks)

@@ -2,7 +2,8 @@
 
 One output row per run record, keyed by `dirname` (the `model` string is free text and not
 unique). The headline score is `pass_rate_2` (percent solved after one retry with test feedback);
-`pass_rate_1`, well-formed %, cost and timing go to `extra`.
+`pass_rate_1`, well-formed %, cost and timing go to `extra`. A `dirname` is one run, so one
+listed twice in a file is a ParseError naming both records.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pipelines.sources.base import (
     decode_text,
     extra_json,
     finite_value,
+    reject_repeated_keys,
     scores_frame,
 )
 
@@ -175,7 +177,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     for url in (POLYGLOT_URL, EDIT_URL):
         if url in payloads:
             rows.extend(parse_board(url, payloads[url]))
-    return scores_frame(rows)
+    return reject_repeated_keys(SOURCE_ID, scores_frame(rows))
 
 
 SOURCE = Source(

@@ -5,6 +5,11 @@
 `providers.json` (organisation names). `score` is the fraction of tasks solved (0-1);
 `costPerTask` is USD per task, ARC-AGI-3 rows give a total `cost` instead.
 
+An evaluation is one (dataset, model) result. The file repeats one exactly (`v2_Semi_Private` x
+`gpt-5-2025-08-07-low`): the copy is kept, marked `duplicate_of` the first. The same pair scored
+twice with different results is a ParseError naming both records, as the file cannot say which
+holds.
+
 The `leaderboard/v{1,2,3}.json` files are not fetched: they are a denormalised subset of the same
 evaluations (headline semi-private datasets only) with the same model fields, so they add nothing
 but a generation timestamp. Their one useful lesson is replicated: for a model id listed twice in
@@ -100,6 +105,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     datasets, _ = _index(_table(DATASETS_URL, payloads))
     providers, _ = _index(_table(PROVIDERS_URL, payloads, required=False))
     seen: dict[tuple[object, ...], int] = {}
+    pairs: dict[tuple[str, str], tuple[int, tuple[object, ...]]] = {}
     rows: list[dict[str, object]] = []
     for i, ev in enumerate(evaluations or []):
         ref = f"evaluations[{i}]"
@@ -158,6 +164,20 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
             facts["published_value"] = ev.get("score")
         identity = (dataset_id, model_id, ev.get("score"), ev.get("costPerTask"), ev.get("cost"))
         if model_id and dataset_id:
+            # only scored records compete: one without a score is kept as rejected anyway
+            first, first_identity = (
+                pairs.setdefault((dataset_id, model_id), (i, identity))
+                if value is not None
+                else (i, identity)
+            )
+            if first_identity != identity:
+                raise ParseError(
+                    SOURCE_ID,
+                    EVALUATIONS_URL,
+                    f"model {model_id!r} on {dataset_id!r} appears twice with different results:"
+                    f" evaluations[{first}] and {ref}",
+                    ref,
+                )
             if identity in seen:
                 facts["duplicate_of"] = f"evaluations[{seen[identity]}]"
             else:

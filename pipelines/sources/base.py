@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,17 @@ SCORE_SCHEMA: dict[str, pl.DataType] = {
     "agent": pl.String(),  # agent / scaffold / harness / edit format
     "extra": pl.String(),  # JSON object of further facts (cost, stderr, votes, dates), keys sorted
 }
+
+# What identifies one score within one payload: a model at a setting on a benchmark.
+KEY_COLUMNS = (
+    "payload_url",
+    "model_key",
+    "benchmark_key",
+    "reasoning_effort",
+    "thinking_budget",
+    "agent",
+)
+_DIGITS = re.compile(r"\d+")
 
 UNITS = frozenset(
     {"percent", "fraction", "elo", "rating", "dollars", "minutes", "index", "points", "score"}
@@ -146,3 +158,78 @@ def scores_frame(rows: Sequence[Mapping[str, object]]) -> pl.DataFrame:
     if bad.height:
         raise ValueError(f"unknown unit {bad['unit'][0]!r} in parser output")
     return frame
+
+
+def natural_order(ref: str) -> str:
+    """A sort key putting row references in numeric order (`line 3` before `line 129`,
+    `[9]` before `[10]`): every run of digits is zero-padded to one width."""
+    return _DIGITS.sub(lambda m: m.group().zfill(32), ref)
+
+
+def repeated_keys(frame: pl.DataFrame) -> pl.DataFrame:
+    """Keys (KEY_COLUMNS) that more than one scored row of one payload has, with their row refs
+    in row order (`rows`), first repeat first. Rows without a value (kept with a `rejected`
+    reason, or keyless) never compete for a cell, so they are left out."""
+    keyed = frame.filter(pl.col("model_key").is_not_null() & pl.col("value").is_not_null())
+    if keyed.is_empty():
+        return keyed.select(*KEY_COLUMNS, pl.lit(None, pl.List(pl.String)).alias("rows"))
+    refs = keyed.select(*KEY_COLUMNS, pl.col("row_ref").fill_null("?"))
+    grouped = (
+        refs.group_by(KEY_COLUMNS)
+        .agg(pl.col("row_ref").alias("rows"))
+        .filter(pl.col("rows").list.len() > 1)
+    )
+    ordered = [sorted(rows, key=natural_order) for rows in grouped["rows"].to_list()]
+    grouped = grouped.with_columns(pl.Series("rows", ordered, dtype=pl.List(pl.String)))
+    second = [natural_order(rows[1]) for rows in ordered]
+    return (
+        grouped.with_columns(pl.Series("_second", second, dtype=pl.String))
+        .sort("_second", "benchmark_key", "model_key", nulls_last=True)
+        .drop("_second")
+    )
+
+
+def reject_repeated_keys(source: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame`, or a ParseError naming both rows when one payload gives the same model, setting
+    and benchmark twice: for sources where that is never legitimate, keeping either row would
+    publish a number the file itself contradicts (or silently duplicates)."""
+    repeats = repeated_keys(frame)
+    if repeats.is_empty():
+        return frame
+    first = repeats.row(0, named=True)
+    setting = ", ".join(
+        f"{name} {first[name]!r}"
+        for name in ("reasoning_effort", "thinking_budget", "agent")
+        if first[name] is not None
+    )
+    where = f" ({setting})" if setting else ""
+    also = f" and {len(first['rows']) - 2} more" if len(first["rows"]) > 2 else ""
+    raise ParseError(
+        source,
+        first["payload_url"],
+        f"model {first['model_key']!r}{where} on {first['benchmark_key']!r} appears twice in "
+        f"one payload: {first['rows'][0]} and {first['rows'][1]}{also}"
+        f" ({repeats.height} repeated keys in all)",
+        first["rows"][1],
+    )
+
+
+def mark_repeated_keys(frame: pl.DataFrame) -> pl.DataFrame:
+    """For sources that legitimately repeat a key (several runs, papers or tool settings of one
+    model): every row of a repeated key gets `same_key_rows` in `extra`, all its rows in row
+    order, so whichever row the matrix publishes, the others are named as the ones that lost."""
+    repeats = repeated_keys(frame)
+    if repeats.is_empty():
+        return frame
+    lookup = {
+        tuple(row[c] for c in KEY_COLUMNS): row["rows"] for row in repeats.iter_rows(named=True)
+    }
+    extras = []
+    for row in frame.select(*KEY_COLUMNS, "value", "extra").iter_rows(named=True):
+        rows = lookup.get(tuple(row[c] for c in KEY_COLUMNS)) if row["value"] is not None else None
+        if rows is None:
+            extras.append(row["extra"])
+            continue
+        facts = json.loads(row["extra"]) if row["extra"] else {}
+        extras.append(extra_json({**facts, "same_key_rows": rows}))
+    return frame.with_columns(pl.Series("extra", extras, dtype=pl.String))

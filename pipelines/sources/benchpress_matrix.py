@@ -12,6 +12,7 @@ from pipelines.sources.base import (
     extra_json,
     finite_value,
     load_json,
+    reject_repeated_keys,
     scores_frame,
 )
 
@@ -101,7 +102,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                     ),
                 }
             )
-    return scores_frame(rows)
+    return reject_repeated_keys("benchpress_matrix", scores_frame(rows))
 
 
 SOURCE = Source(

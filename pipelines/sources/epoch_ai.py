@@ -4,6 +4,10 @@ Every benchmark CSV starts with `Model version`, then the headline score column 
 setting column such as `Agent`, `Scaffold` or `Tools`), then shared metadata and file-specific
 columns. Scales differ per file (SOURCE.md, "Scales"), so each file is mapped to its unit here and
 its values are range-checked against it. One output row per CSV data row.
+
+Many files list a model several times (results from several papers, dates or runs): all rows
+are kept, and the rows sharing a model, setting and benchmark name each other in
+`extra["same_key_rows"]`, so the matrix's choice among them leaves the others named.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pipelines.sources.base import (
     decode_text,
     extra_json,
     finite_value,
+    mark_repeated_keys,
     scores_frame,
 )
 
@@ -310,7 +315,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     rows: list[dict[str, object]] = []
     for member, data in sorted(read_members(payloads[URL]).items()):
         rows.extend(_parse_member(member, data))
-    return scores_frame(rows)
+    return mark_repeated_keys(scores_frame(rows))
 
 
 SOURCE = Source(

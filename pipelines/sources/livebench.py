@@ -1,4 +1,8 @@
-"""LiveBench (livebench.ai): wide CSV, one row per model configuration, 23 tasks scored 0-100."""
+"""LiveBench (livebench.ai): wide CSV, one row per model configuration, 23 tasks scored 0-100.
+
+Each row is one model configuration (the setting is in the key), so a key repeated in the file
+is a ParseError naming both lines: the file contradicts itself, and neither row can be chosen.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from pipelines.sources.base import (
     extra_json,
     finite_value,
     load_json,
+    reject_repeated_keys,
     scores_frame,
 )
 
@@ -74,7 +79,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
             if not 0.0 <= value <= 100.0:
                 raise ParseError("livebench", TABLE_URL, f"{task}={value} outside 0-100", ref)
             rows.append({**common, "value": value, "extra": extra_json(facts)})
-    return scores_frame(rows)
+    return reject_repeated_keys("livebench", scores_frame(rows))
 
 
 SOURCE = Source(

@@ -72,6 +72,7 @@ def _records(doc: dict) -> dict[str, dict[str, tuple[float, dict]]]:
     if not isinstance(performances, list):
         raise ParseError(SOURCE_ID, URL, "'performances' is not a list")
     by_model: dict[str, dict[str, tuple[float, dict]]] = {}
+    first_at: dict[tuple[str, str], int] = {}
     for i, record in enumerate(performances):
         ref = f"performances[{i}]"
         if not isinstance(record, dict):
@@ -92,9 +93,14 @@ def _records(doc: dict) -> dict[str, dict[str, tuple[float, dict]]]:
             raise ParseError(SOURCE_ID, URL, f"pass@1 {record['pass@1']!r} outside 0-100", ref)
         problems = by_model.setdefault(model, {})
         key = str(question)
+        first = first_at.setdefault((model, key), i)
         if key in problems and problems[key][0] != value:
             raise ParseError(
-                SOURCE_ID, URL, f"conflicting pass@1 for {model!r} on problem {key!r}", ref
+                SOURCE_ID,
+                URL,
+                f"conflicting pass@1 for {model!r} on problem {key!r}:"
+                f" performances[{first}] and {ref}",
+                ref,
             )
         problems.setdefault(key, (value, record))
     return by_model
@@ -104,17 +110,20 @@ def _models(doc: dict) -> list[dict]:
     models = doc["models"]
     if not isinstance(models, list):
         raise ParseError(SOURCE_ID, URL, "'models' is not a list")
-    seen_repr: set[str] = set()
-    seen_key: set[str] = set()
+    seen_repr: dict[str, int] = {}
+    seen_key: dict[str, int] = {}
     for i, model in enumerate(models):
         ref = f"models[{i}]"
         if not isinstance(model, dict) or not isinstance(model.get("model_repr"), str):
             raise ParseError(SOURCE_ID, URL, "model entry without a 'model_repr'", ref)
         key = model.get("model_name") or model["model_repr"]
-        if model["model_repr"] in seen_repr or key in seen_key:
-            raise ParseError(SOURCE_ID, URL, f"model {key!r} listed twice", ref)
-        seen_repr.add(model["model_repr"])
-        seen_key.add(key)
+        first = seen_repr.get(model["model_repr"], seen_key.get(key))
+        if first is not None:
+            raise ParseError(
+                SOURCE_ID, URL, f"model {key!r} listed twice: models[{first}] and {ref}", ref
+            )
+        seen_repr[model["model_repr"]] = i
+        seen_key[key] = i
     return models
 
 

@@ -17,7 +17,9 @@ directory name differs once: `nemotron-nano-9b-v2` holds `nvidia-nemotron-nano-9
 "Claude 3.5 Sonnet"). `analysis_method` (free text like "0-shot CoT", the only place settings
 appear) stays in `extra`, together with `normalized_score`, self-report flags, the source link,
 record dates and the model facts. The same (model, benchmark) pair can have several records with
-different scores (with/without tools, ...): all are kept, marked with `records_for_pair`.
+different scores (with/without tools, ...): all are kept, marked with `records_for_pair` and
+`same_key_rows` (every record of the pair, in order), so the ones the matrix does not publish are
+named.
 
 Unit per record, from `score` and `normalized_score` (never from the benchmark definition):
 `fraction` when the record's score is on 0-1 (almost all); `percent` when score / normalized_score
@@ -43,6 +45,7 @@ from pipelines.sources.base import (
     extra_json,
     finite_value,
     load_json,
+    mark_repeated_keys,
     scores_frame,
 )
 
@@ -143,7 +146,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
         rows += _model_rows(
             files["benchmarks"], payloads[files["benchmarks"]], org, directory, model
         )
-    return scores_frame(rows)
+    return mark_repeated_keys(scores_frame(rows))
 
 
 def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) -> list[dict]:

@@ -1,7 +1,8 @@
 """SWE-bench leaderboards (swebench.com): one JSON file holding every board.
 
 Each board (`bash-only`, `Verified`, `Lite`, `Test`, `Multimodal`, ...) is a list of submitted
-runs keyed by `folder` (display names repeat, e.g. `devlo` x3 on Verified). The board name is the
+runs keyed by `folder` (display names repeat, e.g. `devlo` x3 on Verified; a folder is one run,
+so one listed twice on a board is a ParseError naming both results). The board name is the
 benchmark key; `resolved` is the percent of instances resolved. Entries on the agent boards are
 systems, not models: the underlying model ids are only in `tags` (`Model: <id>`), kept in `extra`.
 """
@@ -18,6 +19,7 @@ from pipelines.sources.base import (
     extra_json,
     finite_value,
     load_json,
+    reject_repeated_keys,
     scores_frame,
 )
 
@@ -153,7 +155,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                     "extra": extra_json(facts),
                 }
             )
-    return scores_frame(rows)
+    return reject_repeated_keys(SOURCE_ID, scores_frame(rows))
 
 
 SOURCE = Source(

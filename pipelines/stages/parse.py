@@ -1,4 +1,10 @@
-"""Parse the newest archived payload set of a source into source_scores (once per set)."""
+"""Parse the newest archived payload set of a source into source_scores (once per set).
+
+The same bytes through the same parser give the same rows, so an unchanged fetch reuses its
+parse. When a newer fetch brings back the bytes of an older parse (a leaderboard reverted), the
+rows are reused but recorded as a new parse of the newer fetch: the newest fetch decides what is
+current.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import polars as pl
 
 from pipelines.sources.base import Source
 from warehouse.payloads import last_good_fetch, payloads_by_id
-from warehouse.scores import find_parse, payload_set_sha, record_parse
+from warehouse.scores import confirm_parse, find_parse, payload_set_sha, record_parse
 
 # Bump when a parser's output changes so archived payloads are re-parsed on the next run.
 PARSER_VERSION = "1"
@@ -39,17 +45,41 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
     set_sha = payload_set_sha([sha for _, _, sha, _, _ in payloads])
     version = f"{source.id}:{PARSER_VERSION}"
     earlier = find_parse(con, source.id, set_sha, version)
-    if earlier is not None and earlier[1] == "failed":
-        raise ParseFailed(f"{earlier[2]} (payloads unchanged since parse {earlier[0]})")
+    fetched_at = max(when for _, _, _, when, _ in payloads)
+    refetched = earlier is not None and earlier.payload_ids != tuple(sorted(payload_ids))
+    if earlier is not None and earlier.status == "failed":
+        if refetched:  # the newest parse state must say failed again, or the source looks ok
+            record_parse(
+                con,
+                source=source.id,
+                set_sha=set_sha,
+                payload_ids=payload_ids,
+                fetched_at=fetched_at,
+                parsed_at=datetime.now(UTC),
+                parser_version=version,
+                rows=None,
+                error=earlier.error,
+            )
+            raise ParseFailed(
+                f"{earlier.error} (the same bytes failed in parse {earlier.parse_id})"
+            )
+        raise ParseFailed(f"{earlier.error} (payloads unchanged since parse {earlier.parse_id})")
     if earlier is not None:
-        existing = earlier[0]
+        existing = earlier.parse_id
+        if refetched:
+            existing = confirm_parse(
+                con,
+                earlier.parse_id,
+                payload_ids=payload_ids,
+                fetched_at=fetched_at,
+                parsed_at=datetime.now(UTC),
+            )
         stats = con.execute(
             "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
             " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
             [existing],
         ).fetchone()
         return ParseSummary(source.id, existing, True, *stats)
-    fetched_at = max(when for _, _, _, when, _ in payloads)
 
     def record(rows: pl.DataFrame | None, error: str | None = None) -> int:
         return record_parse(

@@ -17,8 +17,13 @@ cell the published one is chosen by, in order:
    order of SOURCE_PRIORITY;
 4. within one source, the preferred setting: the benchmark's `reference_agent` (Terminus 2 for
    Terminal-Bench), then rows that name no agent or scaffold, then the rest;
-5. the newest evaluation date, then the most recently fetched payload, then a stable order on
-   the row reference, so the choice never depends on input order.
+5. the newest evaluation date, then the most recently fetched payload, then the row order in
+   the payload (row references in numeric order: `line 3` before `line 129`, so a row appended
+   below never wins a tie), so the choice never depends on input order.
+
+Sources where one payload legitimately gives a key twice (Epoch's results from several papers,
+llm-stats' records with and without tools) name every row of the key in `same_key_rows`; other
+sources refuse such a payload when parsing (`pipelines/sources/base.py`).
 
 Every other observation more than CONFLICT_THRESHOLD points away from the chosen score (on the
 benchmark's own scale, percent points for percent benchmarks) is kept in the conflicts table
@@ -30,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import polars as pl
+
+from pipelines.sources.base import natural_order
 
 SOURCE_PRIORITY: tuple[str, ...] = (
     "benchpress_matrix",  # audited citations, thinking-on headline numbers, pass@1
@@ -112,12 +119,28 @@ def _ranked(
         .otherwise(2)
         .cast(pl.Int32)
     )
-    return resolved.with_columns(
-        source_rank.alias("source_rank"), agent_rank.alias("agent_rank")
-    ).sort(
-        [*CELL, "source_rank", "agent_rank", "eval_date", "fetched_at", "row_ref", "model_key"],
-        descending=[False, False, False, False, True, True, False, False],
-        nulls_last=True,
+    row_order = pl.col("row_ref").map_elements(natural_order, return_dtype=pl.String)
+    return (
+        resolved.with_columns(
+            source_rank.alias("source_rank"),
+            agent_rank.alias("agent_rank"),
+            row_order.alias("_row_order"),
+        )
+        .sort(
+            [
+                *CELL,
+                "source_rank",
+                "agent_rank",
+                "eval_date",
+                "fetched_at",
+                "_row_order",
+                "row_ref",
+                "model_key",
+            ],
+            descending=[False, False, False, False, True, True, False, False, False],
+            nulls_last=True,
+        )
+        .drop("_row_order")
     )
 
 

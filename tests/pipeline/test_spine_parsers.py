@@ -48,6 +48,10 @@ def test_benchpress_matrix_rejects_nan_and_wrong_shape() -> None:
     doc = {"models": [{"id": "m"}], "benchmarks": [{"id": "b"}], "observed": [[1.0, 2.0]]}
     with pytest.raises(ParseError, match="row 0"):
         benchpress_matrix.parse({url: json.dumps(doc).encode()})
+    twice = {"models": [{"id": "m"}, {"id": "m"}], "benchmarks": [{"id": "b"}]}
+    twice["observed"] = [[70.0], [71.0]]
+    with pytest.raises(ParseError, match=r"'m'.*'b' appears twice.*observed\[0\]\[0\]"):
+        benchpress_matrix.parse({url: json.dumps(twice).encode()})
 
 
 def test_livebench_parses_rows_and_keeps_the_ragged_one(mirror_server) -> None:
