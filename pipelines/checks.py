@@ -1,17 +1,23 @@
 """Blocking asset checks: the publish gate. A failing check stops `published_snapshot`, so the
 previous `latest` stays; `benchpress refresh` then exits non-zero naming check, figure and
 threshold. Drift checks can be accepted explicitly (`refresh --accept-drift NAME` or
-BENCHPRESS_ACCEPT_DRIFT) for intended changes; the manifest records what was accepted."""
+BENCHPRESS_ACCEPT_DRIFT) for intended changes; the manifest records what was accepted.
 
-import json
+Each check judges the snapshot staged by its own run (never "the latest staged") and writes
+its verdict to `check_results` (run id, content hash, passed, accepted) in one transaction
+(so the checks are in the `duckdb` pool like every other step that writes the warehouse);
+`published_snapshot` publishes only when every blocking check of its run passed, so a failed
+staged snapshot stays unpublishable however `published_snapshot` is materialized."""
+
 from collections.abc import Callable
 from typing import Any
 
 import dagster as dg
 import polars as pl
 
-from pipelines.assets.fit import factorization
+from pipelines.assets.fit import factorization, staged_for_run
 from pipelines.assets.matrix import normalized_scores, score_matrix
+from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.identity.checks import (
     FRONTIER_SOURCES,
     max_unresolved_share,
@@ -21,7 +27,44 @@ from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import CheckThresholds, check_thresholds, parse_accepted
 from pipelines.stages.normalize import resolution_summary
+from pipelines.stages.quality import (
+    MIN_JUMPS_FOR_SHARE,
+    GuardThresholds,
+    guard_thresholds,
+    jumps_markdown,
+)
 from warehouse.scores import read_table
+from warehouse.snapshots import CheckRecord, record_check
+
+
+def verdict(
+    context: dg.AssetCheckExecutionContext,
+    warehouse: WarehouseResource,
+    passed: bool,
+    description: str,
+    metadata: dict[str, Any] | None = None,
+    content_hash: str | None = None,
+    accepted: bool = False,
+) -> dg.AssetCheckResult:
+    """Record this check's verdict for its run (the publish gate reads it), then return it."""
+    (spec,) = context.check_specs
+    record = CheckRecord(
+        run_id=context.run.run_id,
+        check_name=spec.name,
+        asset_key=spec.asset_key.to_user_string(),
+        content_hash=content_hash,
+        passed=passed,
+        accepted=accepted and not passed,
+        description=description,
+    )
+    with warehouse.connect() as con:
+        record_check(con, record)
+    extra = {"content_hash": content_hash} if content_hash else {}
+    return dg.AssetCheckResult(
+        passed=passed or record.accepted,
+        description=description,
+        metadata={**(metadata or {}), **extra, "run_id": record.run_id},
+    )
 
 
 def matrix_problems(
@@ -52,14 +95,20 @@ def matrix_problems(
     return problems
 
 
-@dg.asset_check(asset=score_matrix, blocking=True, description="Size, range and provenance.")
-def matrix_sanity(warehouse: WarehouseResource) -> dg.AssetCheckResult:
+@dg.asset_check(
+    asset=score_matrix, blocking=True, pool=DUCKDB_POOL, description="Size, range and provenance."
+)
+def matrix_sanity(
+    context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+) -> dg.AssetCheckResult:
     thresholds = check_thresholds()
     scale_of = dict(load_registry().benchmarks.select("benchmark_id", "scale").iter_rows())
     with warehouse.connect() as con:
         cells = read_table(con, "matrix_cells")
     problems = matrix_problems(cells, scale_of, thresholds.min_models, thresholds.min_benchmarks)
-    return dg.AssetCheckResult(
+    return verdict(
+        context,
+        warehouse,
         passed=not problems,
         metadata={
             "problems": dg.MetadataValue.json(problems),
@@ -72,46 +121,47 @@ def matrix_sanity(warehouse: WarehouseResource) -> dg.AssetCheckResult:
     )
 
 
-def _latest_staged(warehouse: WarehouseResource) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    with warehouse.connect() as con:
-        row = con.execute(
-            "SELECT figures, drift FROM staged_snapshots ORDER BY staged_at DESC LIMIT 1"
-        ).fetchone()
-    if row is None:
-        raise RuntimeError("no factorization staged")
-    return json.loads(row[0]), json.loads(row[1]) if row[1] else None
-
-
 @dg.asset_check(
     asset=factorization,
     blocking=True,
+    pool=DUCKDB_POOL,
     description="The top two factors still explain most of the variance (rank-2 structure).",
 )
-def rank2_structure(warehouse: WarehouseResource) -> dg.AssetCheckResult:
+def rank2_structure(
+    context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+) -> dg.AssetCheckResult:
     floor = check_thresholds().min_top2_variance_share
-    figures, _ = _latest_staged(warehouse)
-    share = float(figures["variance_share_top2"])
+    staged = staged_for_run(context, warehouse)
+    share = float(staged.figures["variance_share_top2"])
     passed = share >= floor
-    return dg.AssetCheckResult(
+    return verdict(
+        context,
+        warehouse,
         passed=passed,
         metadata={"variance_share_top2": share, "floor": floor},
         description=f"top-2 variance share {share:.3f} {'>=' if passed else '<'} floor {floor:.3f}",
+        content_hash=staged.content_hash,
     )
 
 
 @dg.asset_check(
     asset=normalized_scores,
     blocking=True,
+    pool=DUCKDB_POOL,
     description="Frontier sources still resolve: the share of unresolved rows per source stays "
     "under BENCHPRESS_MAX_UNRESOLVED_SHARE (default 0.15).",
 )
-def identity_resolution(warehouse: WarehouseResource) -> dg.AssetCheckResult:
+def identity_resolution(
+    context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+) -> dg.AssetCheckResult:
     bound = max_unresolved_share()
     with warehouse.connect() as con:
         summary = resolution_summary(con)
     problems = unresolved_share_problems(summary, bound)
     frontier = summary.filter(pl.col("source").is_in(list(FRONTIER_SOURCES)))
-    return dg.AssetCheckResult(
+    return verdict(
+        context,
+        warehouse,
         passed=not problems,
         metadata={
             "bound": bound,
@@ -160,7 +210,11 @@ def holdout_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, 
     )
 
 
-def cells_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, dict[str, Any]]:
+def cells_rule(
+    drift: dict[str, Any], t: CheckThresholds, g: GuardThresholds | None = None
+) -> tuple[bool, str, dict[str, Any]]:
+    """Cells lost, a source's cells or parsed rows collapsing, published cells jumping."""
+    g = g or guard_thresholds()
     removed = drift["cells_removed_share"]
     collapsed = {
         source: ratio
@@ -176,7 +230,76 @@ def cells_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, di
         f"source {source} keeps {ratio:.0%} of its cells (< {t.min_source_cell_ratio:.0%})"
         for source, ratio in sorted(collapsed.items())
     ]
-    return ok, "; ".join(parts), {"removed_share": removed, "collapsed_sources": collapsed}
+    figures: dict[str, Any] = {"removed_share": removed, "collapsed_sources": collapsed}
+
+    rows = drift.get("source_rows") or {}
+    shrunk = {
+        source: facts
+        for source, facts in sorted(rows.items())
+        if facts["ratio"] is not None and facts["ratio"] < 1 - g.max_source_rows_drop
+    }
+    ok = ok and not shrunk
+    parts += [
+        f"source {source} parsed {facts['rows']} rows, {1 - facts['ratio']:.0%} fewer than the "
+        f"{facts['published_rows']} of the last publish (> {g.max_source_rows_drop:.0%})"
+        for source, facts in shrunk.items()
+    ]
+    figures["source_rows"] = rows
+    figures["max_source_rows_drop"] = g.max_source_rows_drop
+
+    moves = drift.get("cell_moves")
+    if moves is not None:
+        ok = _jump_parts(moves, g, parts) and ok
+        figures |= {
+            "cells_compared": moves["compared"],
+            "cells_jumped": moves["jumps"],
+            "suspicious_jumps": moves["suspicious"],
+            "unverified_jumps": moves["unverified"],
+            "jump_thresholds": moves["thresholds"],
+            "rescored_benchmarks": moves.get("rescored_benchmarks") or [],
+            "jumps_by_benchmark": moves["benchmarks"],
+            "jumped_cells": dg.MetadataValue.md(jumps_markdown(moves["cells"])),
+        }
+    return ok, "; ".join(parts), figures
+
+
+def _jump_parts(moves: dict[str, Any], g: GuardThresholds, parts: list[str]) -> bool:
+    """Append what the cell jumps say to `parts`; whether they pass."""
+    limits = moves["thresholds"]
+    ok = True
+    suspicious = [c for c in moves["cells"] if c["suspicious"]]
+    if moves["suspicious"] > g.max_suspicious_moves:
+        ok = False
+        shown = ", ".join(
+            f"{c['model_id']} on {c['benchmark_id']} {c['old']:g} -> {c['new']:g} "
+            f"(z {c['z']:+.1f}, {c['new_source']})"
+            for c in suspicious[:3]
+        )
+        parts.append(
+            f"{moves['suspicious']} published cell(s) jumped (>= {limits['points']:g} points or "
+            f"{limits['ratio']:.0%}) to a value the model's other scores do not support "
+            f"(|z| >= {limits['z']:g}; at most {g.max_suspicious_moves} allowed): {shown}"
+        )
+    else:
+        rescored = moves.get("rescored_benchmarks") or []
+        parts.append(
+            f"{moves['jumps']} of {moves['compared']} published cells jumped, "
+            f"{moves['suspicious']} suspicious"
+            + (f" (re-scored, judged by share: {', '.join(rescored)})" if rescored else "")
+        )
+    wide = {
+        b: f
+        for b, f in sorted(moves["benchmarks"].items())
+        if f["jumps"] >= MIN_JUMPS_FOR_SHARE and f["share"] > g.max_benchmark_moved_share
+    }
+    if wide:
+        ok = False
+        parts += [
+            f"benchmark {b}: {f['jumps']} of its {f['compared']} published cells jumped "
+            f"({f['share']:.0%} > {g.max_benchmark_moved_share:.0%})"
+            for b, f in wide.items()
+        ]
+    return ok
 
 
 def shift_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, dict[str, Any]]:
@@ -193,23 +316,34 @@ def shift_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, di
 
 
 def build_drift_check(name: str, rule: DriftRule, description: str) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=factorization, name=name, blocking=True, description=description)
+    @dg.asset_check(
+        asset=factorization, name=name, blocking=True, pool=DUCKDB_POOL, description=description
+    )
     def drift_check(
-        warehouse: WarehouseResource, publish_gate: PublishGateResource
+        context: dg.AssetCheckExecutionContext,
+        warehouse: WarehouseResource,
+        publish_gate: PublishGateResource,
     ) -> dg.AssetCheckResult:
-        _, drift = _latest_staged(warehouse)
+        staged = staged_for_run(context, warehouse)
+        drift, digest = staged.drift, staged.content_hash
         if drift is None:
-            return dg.AssetCheckResult(passed=True, description="no previous snapshot to compare")
+            return verdict(
+                context, warehouse, True, "no previous snapshot to compare", content_hash=digest
+            )
         if "error" in drift:
-            return dg.AssetCheckResult(passed=False, description=drift["error"])
+            return verdict(context, warehouse, False, drift["error"], content_hash=digest)
         passed, text, figures = rule(drift, check_thresholds())
         accepted = name in parse_accepted(publish_gate.accept_drift)
         if not passed and accepted:
             text = f"ACCEPTED by explicit override: {text}"
-        return dg.AssetCheckResult(
-            passed=passed or accepted,
-            description=f"{text} (vs {drift['against']})",
-            metadata={**figures, "against": drift["against"], "override": accepted},
+        return verdict(
+            context,
+            warehouse,
+            passed,
+            f"{text} (vs {drift['against']})",
+            {**figures, "against": drift["against"], "override": accepted},
+            content_hash=digest,
+            accepted=accepted,
         )
 
     return drift_check
@@ -229,7 +363,9 @@ drift_checks = [
     build_drift_check(
         "cells_not_lost",
         cells_rule,
-        "No collapse of cells or of any source's rows (a broken scraper must not publish).",
+        "No collapse of cells or of any source's rows, and no published cell jumping to a value "
+        "its model's other scores do not support (a broken or truncated payload must not "
+        "publish).",
     ),
     build_drift_check(
         "predictions_stable",

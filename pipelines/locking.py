@@ -12,6 +12,15 @@ of the `duckdb` concurrency pool forever, and every later run would wait for tha
 end. Such runs are marked failed and their slots freed. Runs of live processes (e.g. launched
 from `dagster dev`) are left alone.
 
+The flock only lives as long as the process holding it, and a run started from the Dagster UI
+or the daily schedule runs its steps in processes of its own. So the refresh is also held per
+run: `hold_run_lease(home, run_id, instance)` records the run id, the pid of the process
+executing the run, the host and the start time in `<home>/refresh.run`. Every step of the job
+calls it (through the `warehouse` resource) and `run_refresh` claims it before its run starts, so
+whichever way a refresh is started, a second one fails with `RefreshLocked` naming the holder
+("run ID, pid N"). A lease is stale, and taken over, once its run is finished in the Dagster
+instance or its process is gone (same host); `release_run_lease` frees it early.
+
 POSIX only (fcntl), like the rest of the pipeline's tooling.
 """
 
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
     import dagster as dg
 
 LOCK_NAME = "refresh.lock"
+LEASE_NAME = "refresh.run"  # the run holding the refresh: run id, pid, host, start time
 POLL_SECONDS = 0.2
 EXIT_LOCKED = 3  # `benchpress refresh` exit code when another refresh holds the lock
 
@@ -42,12 +52,16 @@ class LockHolder:
     pid: int | None
     host: str | None
     started_at: str | None
+    run_id: str | None = None  # the Dagster run, when the holder is a run's lease
 
     def describe(self) -> str:
+        run = f"run {self.run_id}, " if self.run_id else ""
         if self.pid is None:
+            if self.run_id:
+                return f"{run}running since {self.started_at or 'an unknown time'}"
             return "another process (it has not recorded its pid yet)"
         where = f" on {self.host}" if self.host and self.host != socket.gethostname() else ""
-        return f"pid {self.pid}{where}, running since {self.started_at or 'an unknown time'}"
+        return f"{run}pid {self.pid}{where}, running since {self.started_at or 'an unknown time'}"
 
 
 class RefreshLocked(RuntimeError):
@@ -64,6 +78,10 @@ class RefreshLocked(RuntimeError):
 
 def lock_path(home: Path) -> Path:
     return Path(home) / LOCK_NAME
+
+
+def lease_path(home: Path) -> Path:
+    return Path(home) / LEASE_NAME
 
 
 def read_holder(path: Path) -> LockHolder:
@@ -130,6 +148,138 @@ def _holder_with_retry(path: Path, attempts: int = 5) -> LockHolder:
     return holder
 
 
+# ----------------------------------------------------------------------- the run's lease
+def read_lease(home: Path) -> LockHolder | None:
+    """The run that holds (or last held) the refresh of `home`, None when nobody does."""
+    try:
+        facts: dict[str, Any] = json.loads(lease_path(home).read_text("utf-8") or "{}")
+    except (OSError, ValueError):
+        return None
+    run_id = facts.get("run_id")
+    if not isinstance(run_id, str) or not run_id:
+        return None
+    pid = facts.get("pid")
+    return LockHolder(
+        pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        facts.get("host") if isinstance(facts.get("host"), str) else None,
+        facts.get("started_at") if isinstance(facts.get("started_at"), str) else None,
+        run_id,
+    )
+
+
+@contextlib.contextmanager
+def _lease_file(home: Path) -> Iterator[int]:
+    """The lease file, flocked while it is read and rewritten (microseconds, never a run)."""
+    path = lease_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield fd
+    finally:
+        os.close(fd)  # drops the flock
+
+
+def _write(fd: int, facts: dict[str, Any] | None) -> None:
+    os.ftruncate(fd, 0)
+    if facts:
+        os.pwrite(fd, (json.dumps(facts) + "\n").encode(), 0)
+    os.fsync(fd)
+
+
+def run_process_pid(instance: dg.DagsterInstance | None, run_id: str) -> int:
+    """The process executing run `run_id`: the one that logged its RUN_START (a step of a
+    multiprocess run runs in a child of it), else this process."""
+    if instance is not None:
+        import dagster as dg
+
+        with contextlib.suppress(Exception):  # an instance without the run: this process
+            records = instance.get_records_for_run(
+                run_id, of_type=dg.DagsterEventType.RUN_START, limit=1
+            ).records
+            for record in records:
+                event = record.event_log_entry.dagster_event
+                if event is not None and event.pid is not None:
+                    return int(event.pid)
+    return os.getpid()
+
+
+def lease_is_live(lease: LockHolder, instance: dg.DagsterInstance | None = None) -> bool:
+    """Does the run named by `lease` still run? Not when the instance knows it finished, nor
+    when its process (on this host) is gone. A run unknown to the instance whose recorded
+    process is this one is over too (a run is executed by one process at a time)."""
+    run = None
+    if instance is not None and lease.run_id:
+        with contextlib.suppress(Exception):
+            run = instance.get_run_by_id(lease.run_id)
+        if run is not None and run.is_finished:
+            return False
+    if lease.pid is None or (lease.host and lease.host != socket.gethostname()):
+        return True  # nothing to check it against: assume it runs
+    if lease.pid == os.getpid():
+        return run is not None
+    return _pid_alive(lease.pid)
+
+
+def hold_run_lease(
+    home: Path,
+    run_id: str,
+    instance: dg.DagsterInstance | None = None,
+    pid: int | None = None,
+) -> LockHolder:
+    """Hold the refresh of `home` for run `run_id` (a no-op when it already does).
+
+    Raises `RefreshLocked` naming the holder when another run's lease is live."""
+    with _lease_file(home) as fd:
+        current = read_lease(home)
+        if current is not None and current.run_id == run_id:
+            return current
+        if current is not None and lease_is_live(current, instance):
+            raise RefreshLocked(lock_path(home), current, 0.0)
+        me = LockHolder(
+            pid if pid is not None else run_process_pid(instance, run_id),
+            socket.gethostname(),
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            run_id,
+        )
+        _write(
+            fd,
+            {"run_id": run_id, "pid": me.pid, "host": me.host, "started_at": me.started_at},
+        )
+        return me
+
+
+def claim_run_lease(
+    home: Path,
+    run_id: str,
+    instance: dg.DagsterInstance | None = None,
+    wait: float = 0.0,
+) -> LockHolder:
+    """`hold_run_lease` for a run this process is about to execute, waiting up to `wait`
+    seconds for a live holder (a run started from the UI or the schedule) to finish."""
+    started = time.monotonic()
+    while True:
+        try:
+            return hold_run_lease(home, run_id, instance, pid=os.getpid())
+        except RefreshLocked as exc:
+            waited = time.monotonic() - started
+            if waited >= wait:
+                raise RefreshLocked(exc.path, exc.holder, wait) from None
+            time.sleep(min(POLL_SECONDS, max(wait - waited, 0.0)))
+
+
+def release_run_lease(home: Path, run_id: str) -> bool:
+    """Free the lease if run `run_id` holds it; whether it did."""
+    if not lease_path(home).exists():
+        return False
+    with _lease_file(home) as fd:
+        current = read_lease(home)
+        if current is None or current.run_id != run_id:
+            return False
+        _write(fd, None)
+        return True
+
+
 # ------------------------------------------------------------------- runs of a killed refresh
 def _pid_alive(pid: int) -> bool:
     try:
@@ -189,3 +339,15 @@ def recover_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
             if run is None or run.is_finished:
                 storage.free_concurrency_slots_for_run(run_id)
     return recovered
+
+
+def busy_with(home: Path, instance: dg.DagsterInstance | None = None) -> LockHolder | None:
+    """Who holds the refresh of `home` right now, without taking anything: the live run lease,
+    else a process holding `refresh.lock`; None when nobody does."""
+    lease = read_lease(home)
+    if lease is not None and lease_is_live(lease, instance):
+        return lease
+    holder = read_holder(lock_path(home))  # the holder's record is cleared when it releases
+    alive = holder.pid is not None and holder.pid != os.getpid() and _pid_alive(holder.pid)
+    same_host = not holder.host or holder.host == socket.gethostname()
+    return holder if alive and same_host else None

@@ -2,6 +2,10 @@
 
 Configured from environment variables (BENCHPRESS_HOME, BENCHPRESS_FETCH_MODE,
 BENCHPRESS_HTTP_MIRROR, BENCHPRESS_REPLAY_ROOT) through `dg.EnvVar` where they are set.
+
+Every step that touches BENCHPRESS_HOME uses `warehouse`, so that resource holds the refresh
+for its run (`pipelines.locking.hold_run_lease`): a run started from the UI or the schedule
+fails at its first step while another refresh holds the home, whoever started it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.fetch.transports import Fetcher
+from pipelines.locking import RefreshLocked, hold_run_lease
 from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
 from warehouse.db import connect
 
@@ -27,6 +32,27 @@ class WarehouseResource(dg.ConfigurableResource):
     @property
     def home_path(self) -> Path:
         return Path(self.home).resolve()
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """Hold the refresh lease of this home for the run (once per step process)."""
+        run = context.run
+        if run is None:  # built outside a run (direct invocation): nothing to hold
+            return
+        try:
+            hold_run_lease(self.home_path, run.run_id, context.instance)
+        except RefreshLocked as exc:
+            raise dg.Failure(
+                description=(
+                    f"another refresh holds the lock of {self.home_path} "
+                    f"({exc.holder.describe()}); run {run.run_id} does not start a second "
+                    "one. Re-run it once that refresh has finished."
+                ),
+                metadata={
+                    "holder_run_id": exc.holder.run_id or "",
+                    "holder_pid": str(exc.holder.pid or ""),
+                },
+                allow_retries=False,
+            ) from None
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:

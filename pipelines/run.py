@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,7 +11,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.locking import recover_abandoned_runs, refresh_lock
+from pipelines.locking import (
+    claim_run_lease,
+    recover_abandoned_runs,
+    refresh_lock,
+    release_run_lease,
+)
 from predictor.paths import benchpress_home, dagster_home
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -106,26 +112,35 @@ def run_refresh(
     """Materialize the whole graph once; report what was published and what stopped it.
 
     One refresh per home at a time: raises `pipelines.locking.RefreshLocked` (naming the
-    holder) when another one still runs after `wait` seconds. `progress` (optional) is
-    called as each step starts and finishes (`StepProgress`)."""
+    holder) when another one still runs after `wait` seconds, be it another `run_refresh`
+    (the flock on `refresh.lock`) or a run started from the Dagster UI or the schedule (the
+    run lease in `refresh.run`, claimed here for this run before it starts). `progress`
+    (optional) is called as each step starts and finishes (`StepProgress`)."""
     from pipelines.definitions import defs
     from pipelines.resources import default_resources
 
     home = (home or benchpress_home()).resolve()
     job = defs.resolve_job_def("refresh")
+    started = time.monotonic()
+    run_id = str(uuid.uuid4())
     with (
         refresh_lock(home, wait=wait),
         dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance,
     ):
         recovered = recover_abandoned_runs(instance)  # a killed refresh's runs hold pool slots
-        result = execute_with_progress(
-            job,
-            instance,
-            progress,
-            resources=default_resources(home, mode, accept_drift),
-            run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-            raise_on_error=False,
-        )
+        claim_run_lease(home, run_id, instance, wait=max(wait - (time.monotonic() - started), 0))
+        try:
+            result = execute_with_progress(
+                job,
+                instance,
+                progress,
+                run_id=run_id,
+                resources=default_resources(home, mode, accept_drift),
+                run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
+                raise_on_error=False,
+            )
+        finally:
+            release_run_lease(home, run_id)
     outcome = RefreshOutcome(success=result.success, recovered_runs=recovered)
     for event in result.all_events:
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:

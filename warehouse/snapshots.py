@@ -3,7 +3,8 @@
 Staging writes the data files to a directory named by their content hash; publishing copies a
 staged, checked directory into the store under a new calendar version, atomically (write to a
 temporary name, then rename), refusing to overwrite and publishing nothing when the content
-equals the newest published snapshot.
+equals the newest published snapshot. The publish gate's records (which run staged what, and
+each blocking check's verdict on it) are kept in the warehouse by the functions at the end.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ import contextlib
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -33,6 +35,11 @@ from predictor.snapshots import (
     version_key,
 )
 from predictor.stores import write_index
+from warehouse.db import transaction
+from warehouse.scores import current_parses
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass(frozen=True)
@@ -154,3 +161,159 @@ def publish(
     _seal(target)
     write_index(store)  # {"versions": [...]}: how static (https) mirrors of the store are listed
     return PublishResult(version, True, target, draft["content_hash"], parent)
+
+
+# ------------------------------------------------------------------ the publish gate's records
+# Which run staged which snapshot and what each blocking check of that run said about it
+# (tables `staging_runs` and `check_results`, migration 004). Run ids are Dagster's; this module
+# only stores them.
+@dataclass(frozen=True)
+class StagedRun:
+    run_id: str
+    content_hash: str
+    figures: dict[str, Any]
+    drift: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    run_id: str
+    check_name: str
+    asset_key: str
+    content_hash: str | None  # the staged snapshot it judged; None for checks before staging
+    passed: bool  # the rule's own verdict
+    accepted: bool  # failed, but accepted by an explicit override
+    description: str
+
+
+def record_staging(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    digest: str,
+    path_name: str,
+    figures: dict[str, Any],
+    drift: dict[str, Any] | None,
+    staged_at: datetime | None = None,
+) -> None:
+    """Record that `run_id` staged `digest` (both tables in one transaction)."""
+    when = staged_at or datetime.now(UTC)
+    figures_json = json.dumps(figures, sort_keys=True)
+    drift_json = json.dumps(drift, sort_keys=True) if drift is not None else None
+    with transaction(con):
+        con.execute(
+            "INSERT OR REPLACE INTO staged_snapshots"
+            " (content_hash, staged_at, path, figures, drift, run_id) VALUES (?, ?, ?, ?, ?, ?)",
+            [digest, when, path_name, figures_json, drift_json, run_id],
+        )
+        con.execute(
+            "INSERT OR REPLACE INTO staging_runs"
+            " (run_id, content_hash, staged_at, figures, drift) VALUES (?, ?, ?, ?, ?)",
+            [run_id, digest, when, figures_json, drift_json],
+        )
+
+
+def staged_by(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> StagedRun | None:
+    """What the first of `run_ids` (a run, then the runs it re-executes) staged, if any."""
+    if not run_ids:
+        return None
+    rows = con.execute(
+        "SELECT run_id, content_hash, figures, drift FROM staging_runs WHERE run_id IN ("
+        + ", ".join("?" for _ in run_ids)
+        + ")",
+        list(run_ids),
+    ).fetchall()
+    found = {row[0]: row for row in rows}
+    for run_id in run_ids:
+        if run_id in found:
+            _, digest, figures, drift = found[run_id]
+            return StagedRun(
+                run_id, digest, json.loads(figures), json.loads(drift) if drift else None
+            )
+    return None
+
+
+def latest_staging(con: duckdb.DuckDBPyConnection) -> StagedRun | None:
+    """The most recent staging by any run (for error messages only: never published as such)."""
+    row = con.execute(
+        "SELECT run_id, content_hash, figures, drift FROM staging_runs"
+        " ORDER BY staged_at DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return None
+    return StagedRun(row[0], row[1], json.loads(row[2]), json.loads(row[3]) if row[3] else None)
+
+
+def record_check(con: duckdb.DuckDBPyConnection, record: CheckRecord) -> None:
+    """Store one check evaluation (replacing an earlier one of the same run and check)."""
+    with transaction(con):
+        con.execute(
+            "INSERT OR REPLACE INTO check_results (run_id, check_name, asset_key, content_hash,"
+            " passed, accepted, description, evaluated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                record.run_id,
+                record.check_name,
+                record.asset_key,
+                record.content_hash,
+                record.passed,
+                record.accepted,
+                record.description,
+                datetime.now(UTC),
+            ],
+        )
+
+
+def check_records(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, CheckRecord]:
+    """Each check's verdict in the first of `run_ids` that evaluated it."""
+    if not run_ids:
+        return {}
+    rows = con.execute(
+        "SELECT run_id, check_name, asset_key, content_hash, passed, accepted, description"
+        " FROM check_results WHERE run_id IN (" + ", ".join("?" for _ in run_ids) + ")",
+        list(run_ids),
+    ).fetchall()
+    rank = {run_id: i for i, run_id in enumerate(run_ids)}
+    found: dict[str, CheckRecord] = {}
+    for row in sorted(rows, key=lambda r: rank[r[0]], reverse=True):
+        found[row[1]] = CheckRecord(*row[:6], row[6] or "")
+    return found
+
+
+def current_parse_rows(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int | None]]:
+    """source -> (parse_id, n_rows) of each source's current parse (what the matrix uses)."""
+    current = current_parses(con)
+    rows = dict(con.execute("SELECT parse_id, n_rows FROM parses WHERE status = 'ok'").fetchall())
+    return {
+        source: (int(parse_id), rows.get(parse_id))
+        for source, parse_id in current.select("source", "parse_id").iter_rows()
+    }
+
+
+def record_publish(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    result: PublishResult,
+    parses: dict[str, tuple[int, int | None]],
+) -> None:
+    """Log a successful publish step with the parses it published from."""
+    with transaction(con):
+        con.execute(
+            "INSERT OR REPLACE INTO publish_log"
+            " (run_id, version, content_hash, published, logged_at, parses)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                run_id,
+                result.version,
+                result.content_hash,
+                result.published,
+                datetime.now(UTC),
+                json.dumps({s: list(v) for s, v in sorted(parses.items())}),
+            ],
+        )
+
+
+def published_parses(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, int | None]] | None:
+    """The parses current at the last logged publish; None when nothing was published here."""
+    row = con.execute("SELECT parses FROM publish_log ORDER BY logged_at DESC LIMIT 1").fetchone()
+    if row is None:
+        return None
+    return {source: (int(pid), rows) for source, (pid, rows) in json.loads(row[0]).items()}

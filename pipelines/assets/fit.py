@@ -1,10 +1,9 @@
 """The factorization (group `fit`) and the published snapshot (group `publish`)."""
 
-import json
 import os
-from datetime import UTC, datetime
 
 import dagster as dg
+import polars as pl
 
 from pipelines.assets.matrix import score_matrix
 from pipelines.assets.sources import DUCKDB_POOL
@@ -14,13 +13,62 @@ from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import fit_params, parse_accepted
 from pipelines.stages.figures import fit_figures_and_plots, staged_drift, suspicious_summary
 from pipelines.stages.fit import fit_matrix
-from pipelines.stages.snapshot import snapshot_tables, stage_snapshot
+from pipelines.stages.quality import cell_move_figures, guard_thresholds, source_row_changes
+from pipelines.stages.snapshot import (
+    accepted_checks,
+    gate_problems,
+    snapshot_tables,
+    stage_snapshot,
+)
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
-from warehouse.snapshots import publish
+from warehouse.snapshots import (
+    StagedRun,
+    check_records,
+    current_parse_rows,
+    latest_staging,
+    publish,
+    published_parses,
+    record_publish,
+    record_staging,
+    staged_by,
+)
 from warehouse.status import source_status
 
 PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapshots
+PARENT_RUN_TAG = "dagster/parent_run_id"  # set by Dagster on a re-execution
+ACCEPT_ROUTE = (
+    "for an intended change run `benchpress refresh --accept-drift NAME` (or the refresh job "
+    "with BENCHPRESS_ACCEPT_DRIFT=NAME) for the failed drift checks"
+)
+
+
+def run_lineage(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> list[str]:
+    """This run's id, then the runs it re-executes (nearest first)."""
+    run = context.run
+    lineage = [run.run_id]
+    parent = run.tags.get(PARENT_RUN_TAG)
+    while parent and parent not in lineage:
+        lineage.append(parent)
+        parent_run = context.instance.get_run_by_id(parent)
+        parent = parent_run.tags.get(PARENT_RUN_TAG) if parent_run is not None else None
+    return lineage
+
+
+def staged_for_run(
+    context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext,
+    warehouse: WarehouseResource,
+) -> StagedRun:
+    """The snapshot this run (or the run it re-executes) staged; never another run's."""
+    lineage = run_lineage(context)
+    with warehouse.connect() as con:
+        staged = staged_by(con, lineage)
+    if staged is None:
+        raise dg.Failure(
+            description=f"nothing staged by run {lineage[0]}: materialize `factorization` "
+            "in the same run (a snapshot staged by another run is never used)"
+        )
+    return staged
 
 
 @dg.asset(
@@ -28,11 +76,15 @@ PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapsh
     group_name="fit",
     pool=DUCKDB_POOL,
     kinds={"numpy", "duckdb"},
-    description="Logit bias-ALS rank-2 factorization of the score matrix, staged as the "
-    "snapshot it would publish (keyed by content hash), with structure, error and drift "
-    "figures against the last published snapshot.",
+    description="Bayesian low-rank factorization of the score matrix (robust Bayesian matrix "
+    "factorisation, predictor.methods.bayesian), staged as the snapshot it would publish "
+    "(keyed by content hash and recorded with the run that staged it), with structure, error "
+    "and drift figures against the last published snapshot, including cells that jumped and "
+    "sources that lost rows.",
 )
-def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
+def factorization(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource
+) -> dg.MaterializeResult:
     params = fit_params()
     registry = load_registry()
     scale_of = dict(registry.benchmarks.select("benchmark_id", "scale").iter_rows())
@@ -40,6 +92,7 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
         cells = read_table(con, "matrix_cells")
         conflicts = read_table(con, "matrix_conflicts")
         normalized = read_table(con, "normalized_scores")
+        parses_now, parses_then = current_parse_rows(con), published_parses(con)
     fit = fit_matrix(cells, scale_of, params)
     figures, plots = fit_figures_and_plots(fit, params)
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
@@ -47,23 +100,27 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
     figures.update(suspicious)
     digest, path = stage_snapshot(tables, warehouse.staging_dir, params, figures)
     drift = staged_drift(path, warehouse.store_dir)
-    with warehouse.connect() as con:
-        con.execute(
-            "INSERT OR REPLACE INTO staged_snapshots"
-            " (content_hash, staged_at, path, figures, drift) VALUES (?, ?, ?, ?, ?)",
-            [
-                digest,
-                datetime.now(UTC),
-                path.name,
-                json.dumps(figures, sort_keys=True),
-                json.dumps(drift, sort_keys=True) if drift is not None else None,
-            ],
+    if drift is not None and "error" not in drift:
+        previous = pl.read_parquet(warehouse.store_dir / drift["against"] / "cells.parquet")
+        drift["cell_moves"] = cell_move_figures(
+            previous, tables.cells, tables.residuals, fit, scale_of, guard_thresholds()
         )
+        drift["source_rows"] = source_row_changes(
+            pl.DataFrame(
+                [(s, pid, rows) for s, (pid, rows) in parses_now.items()],
+                schema=["source", "parse_id", "n_rows"],
+                orient="row",
+            ),
+            parses_then,
+        )
+    with warehouse.connect() as con:
+        record_staging(con, context.run.run_id, digest, path.name, figures, drift)
     crash_point("factorization")
     scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
     return dg.MaterializeResult(
         metadata={
             "content_hash": digest,
+            "run_id": context.run.run_id,
             **scalar,
             "singular_values": dg.MetadataValue.json(figures["singular_values"]),
             "fold_in_factor90_by_known": dg.MetadataValue.json(
@@ -82,27 +139,50 @@ def factorization(warehouse: WarehouseResource) -> dg.MaterializeResult:
     group_name="publish",
     pool=DUCKDB_POOL,
     kinds={"parquet"},
-    description="The staged snapshot published as an immutable calendar version, only after "
-    "the blocking checks on the matrix and the factorization passed.",
+    description="The snapshot staged by this same run, published as an immutable calendar "
+    "version only when every blocking check of that run passed for it (or a failed drift "
+    "check was explicitly accepted); materialized on its own it publishes nothing.",
 )
 def published_snapshot(
-    warehouse: WarehouseResource, publish_gate: PublishGateResource
+    context: dg.AssetExecutionContext,
+    warehouse: WarehouseResource,
+    publish_gate: PublishGateResource,
 ) -> dg.MaterializeResult:
+    lineage = run_lineage(context)
     with warehouse.connect() as con:
-        row = con.execute(
-            "SELECT content_hash, drift FROM staged_snapshots ORDER BY staged_at DESC LIMIT 1"
-        ).fetchone()
-    if row is None:
-        raise RuntimeError("nothing staged: materialize `factorization` first")
-    digest, drift = row
-    with warehouse.connect() as con:
+        staged = staged_by(con, lineage)
+        latest = latest_staging(con)
+        records = check_records(con, lineage)
+        latest_records = check_records(con, [latest.run_id]) if latest is not None else {}
         sources = source_status(con)
+    if staged is None:
+        raise dg.Failure(
+            description=_nothing_staged(lineage[0], latest, latest_records),
+            metadata={"run_id": lineage[0], "latest_staged_by": latest.run_id if latest else ""},
+        )
+    problems = gate_problems(staged, records)
+    if problems:
+        raise dg.Failure(
+            description=f"staged snapshot {staged.content_hash[:12]} (run {staged.run_id}) is "
+            f"not published: {'; '.join(problems)}; {ACCEPT_ROUTE}",
+            metadata={
+                "content_hash": staged.content_hash,
+                "staged_by": staged.run_id,
+                "problems": dg.MetadataValue.json(problems),
+            },
+        )
+    accepted = set(parse_accepted(publish_gate.accept_drift)) | set(accepted_checks(records))
     extra = {
         "source_status": sources,
-        "drift": json.loads(drift) if drift else None,
-        "accepted_drift": sorted(parse_accepted(publish_gate.accept_drift)),
+        "drift": staged.drift,
+        "accepted_drift": sorted(accepted),
+        "staged_by_run": staged.run_id,
     }
-    result = publish(warehouse.staging_dir / digest, warehouse.store_dir, extra_manifest=extra)
+    result = publish(
+        warehouse.staging_dir / staged.content_hash, warehouse.store_dir, extra_manifest=extra
+    )
+    with warehouse.connect() as con:
+        record_publish(con, context.run.run_id, result, current_parse_rows(con))
     crash_point("published_snapshot")
     remote: dict[str, str] = {}
     uri = os.environ.get(PUBLISH_URI_ENV, "").strip()
@@ -118,7 +198,29 @@ def published_snapshot(
             "content_hash": result.content_hash,
             "parent": result.parent or "",
             "path": str(result.path),
+            "staged_by_run": staged.run_id,
+            "accepted_drift": ", ".join(sorted(accepted)),
             "stale_sources": ", ".join(s for s, v in sources.items() if v["status"] != "ok"),
             **remote,
         }
+    )
+
+
+def _nothing_staged(run_id: str, latest: StagedRun | None, records: dict) -> str:
+    text = (
+        f"nothing staged by run {run_id}: published_snapshot publishes only the snapshot that "
+        "`factorization` staged in the same run, once that run's blocking checks passed "
+        "(materialize the whole `refresh` job, or run `benchpress refresh`)"
+    )
+    if latest is None:
+        return text + "; nothing is staged at all"
+    problems = gate_problems(latest, records)
+    verdict = (
+        f"it failed its blocking checks: {'; '.join(problems)}; {ACCEPT_ROUTE}"
+        if problems
+        else "it passed its checks in that run"
+    )
+    return (
+        f"{text}. The latest staged snapshot, {latest.content_hash[:12]}, was staged by run "
+        f"{latest.run_id}, and {verdict}"
     )

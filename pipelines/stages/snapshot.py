@@ -1,4 +1,5 @@
-"""Assemble the tables of a snapshot from the matrix, the registry and a fit, then stage them."""
+"""Assemble the tables of a snapshot from the matrix, the registry and a fit, then stage them;
+decide whether a staged snapshot may be published (the publish gate)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from typing import Any
 import polars as pl
 
 from pipelines.identity.registry import Registry
+from pipelines.settings import DRIFT_CHECKS
 from pipelines.stages.costs import run_cost_facts
 from pipelines.stages.fit import FitParams, FitResult
 from predictor.fitted_state import export_state
 from predictor.trust.suspicious import residual_table
-from warehouse.snapshots import SnapshotTables, stage
+from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
+
+# Blocking checks that judge the staged snapshot itself (their verdicts carry its content hash)
+STAGED_CHECKS = ("rank2_structure", *DRIFT_CHECKS)
+# Every blocking check of the refresh job: each must have passed (or, for a drift check, been
+# accepted) in the run that staged a snapshot before `published_snapshot` publishes it.
+GATE_CHECKS = ("identity_resolution", "matrix_sanity", *STAGED_CHECKS)
 
 
 def model_table(normalized: pl.DataFrame, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
@@ -135,3 +143,33 @@ def stage_snapshot(
     }
     facts = {"counts": counts, "fit_params": vars(params), "quality": figures}
     return stage(tables, staging_root, facts)
+
+
+def gate_problems(
+    staged: StagedRun,
+    records: dict[str, CheckRecord],
+    required: tuple[str, ...] = GATE_CHECKS,
+) -> list[str]:
+    """Why `staged` may not be published, one line per blocking check; empty when it may.
+
+    `records` are the verdicts of the run that staged it (and the runs it re-executes). A check
+    that did not run, judged another staged snapshot, or failed without an accepted override
+    stops the publish."""
+    problems = []
+    for name in required:
+        record = records.get(name)
+        if record is None:
+            problems.append(f"{name}: not evaluated by run {staged.run_id}")
+        elif name in STAGED_CHECKS and record.content_hash != staged.content_hash:
+            judged = (record.content_hash or "nothing")[:12]
+            problems.append(
+                f"{name}: judged staged snapshot {judged}, not {staged.content_hash[:12]}"
+            )
+        elif not (record.passed or record.accepted):
+            problems.append(f"{name} failed: {record.description or 'no description'}")
+    return problems
+
+
+def accepted_checks(records: dict[str, CheckRecord]) -> list[str]:
+    """Checks that failed and were accepted by an explicit override (recorded in the manifest)."""
+    return sorted(name for name, r in records.items() if r.accepted and not r.passed)
