@@ -47,19 +47,23 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
     earlier = find_parse(con, source.id, set_sha, version)
     fetched_at = max(when for _, _, _, when, _ in payloads)
     refetched = earlier is not None and earlier.payload_ids != tuple(sorted(payload_ids))
+
+    def record(rows: pl.DataFrame | None, error: str | None = None) -> int:
+        return record_parse(
+            con,
+            source=source.id,
+            set_sha=set_sha,
+            payload_ids=payload_ids,
+            fetched_at=fetched_at,
+            parsed_at=datetime.now(UTC),
+            parser_version=version,
+            rows=rows,
+            error=error,
+        )
+
     if earlier is not None and earlier.status == "failed":
         if refetched:  # the newest parse state must say failed again, or the source looks ok
-            record_parse(
-                con,
-                source=source.id,
-                set_sha=set_sha,
-                payload_ids=payload_ids,
-                fetched_at=fetched_at,
-                parsed_at=datetime.now(UTC),
-                parser_version=version,
-                rows=None,
-                error=earlier.error,
-            )
+            record(None, earlier.error)
             raise ParseFailed(
                 f"{earlier.error} (the same bytes failed in parse {earlier.parse_id})"
             )
@@ -80,19 +84,6 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
             [existing],
         ).fetchone()
         return ParseSummary(source.id, existing, True, *stats)
-
-    def record(rows: pl.DataFrame | None, error: str | None = None) -> int:
-        return record_parse(
-            con,
-            source=source.id,
-            set_sha=set_sha,
-            payload_ids=payload_ids,
-            fetched_at=fetched_at,
-            parsed_at=datetime.now(UTC),
-            parser_version=version,
-            rows=rows,
-            error=error,
-        )
 
     try:
         frame: pl.DataFrame = source.parse({url: content for _, url, _, _, content in payloads})
