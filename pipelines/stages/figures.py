@@ -10,7 +10,7 @@ import polars as pl
 
 from pipelines import plots
 from pipelines.stages.fit import FitParams, FitResult
-from pipelines.stages.quality import complete_submatrix_shares, holdout_error
+from pipelines.stages.quality import complete_submatrix_shares, holdout_error, md_text
 from predictor.drift import benchmark_loadings, drift_figures
 from predictor.snapshots import SnapshotError, list_versions, load_snapshot
 from predictor.trust.suspicious import DEFAULT_THRESHOLD, above_threshold
@@ -67,20 +67,13 @@ def suspicious_summary(residuals: pl.DataFrame) -> tuple[dict[str, Any], str]:
     ]
     for row in flagged.head(SUSPICIOUS_SHOWN).iter_rows(named=True):
         lines.append(
-            f"| {_md(row['model_id'])} | {_md(row['benchmark_id'])} | {row['observed']:.1f} | "
-            f"{row['predicted']:.1f} | {row['z']:+.1f} | {_md(row.get('source') or '')} |"
+            f"| {md_text(row['model_id'])} | {md_text(row['benchmark_id'])} | "
+            f"{row['observed']:.1f} | {row['predicted']:.1f} | {row['z']:+.1f} | "
+            f"{md_text(row.get('source') or '')} |"
         )
     if flagged.height > SUSPICIOUS_SHOWN:
         lines.append(f"\n{flagged.height - SUSPICIOUS_SHOWN} more in the snapshot's residuals")
     return figures, "\n".join(lines)
-
-
-def _md(text: str) -> str:
-    """Plain text for a markdown table cell."""
-    out = str(text).replace("\\", "\\\\").replace("\n", " ").replace("\r", " ")
-    for ch in "|[]`*_<>":
-        out = out.replace(ch, "\\" + ch)
-    return out
 
 
 def staged_drift(staged: Path, store: Path) -> dict[str, Any] | None:
