@@ -3,7 +3,6 @@
 import os
 
 import dagster as dg
-import polars as pl
 
 from pipelines.assets.matrix import score_matrix
 from pipelines.assets.sources import DUCKDB_POOL
@@ -11,9 +10,13 @@ from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
 from pipelines.settings import fit_params, parse_accepted
-from pipelines.stages.figures import fit_figures_and_plots, staged_drift, suspicious_summary
+from pipelines.stages.figures import (
+    add_guard_figures,
+    fit_figures_and_plots,
+    staged_drift,
+    suspicious_summary,
+)
 from pipelines.stages.fit import fit_matrix
-from pipelines.stages.quality import cell_move_figures, guard_thresholds, source_row_changes
 from pipelines.stages.snapshot import (
     accepted_checks,
     gate_problems,
@@ -100,19 +103,7 @@ def factorization(
     figures.update(suspicious)
     digest, path = stage_snapshot(tables, warehouse.staging_dir, params, figures)
     drift = staged_drift(path, warehouse.store_dir)
-    if drift is not None and "error" not in drift:
-        previous = pl.read_parquet(warehouse.store_dir / drift["against"] / "cells.parquet")
-        drift["cell_moves"] = cell_move_figures(
-            previous, tables.cells, tables.residuals, fit, scale_of, guard_thresholds()
-        )
-        drift["source_rows"] = source_row_changes(
-            pl.DataFrame(
-                [(s, pid, rows) for s, (pid, rows) in parses_now.items()],
-                schema=["source", "parse_id", "n_rows"],
-                orient="row",
-            ),
-            parses_then,
-        )
+    add_guard_figures(drift, warehouse.store_dir, tables, fit, scale_of, parses_now, parses_then)
     with warehouse.connect() as con:
         record_staging(con, context.run.run_id, digest, path.name, figures, drift)
     crash_point("factorization")

@@ -10,10 +10,18 @@ import polars as pl
 
 from pipelines import plots
 from pipelines.stages.fit import FitParams, FitResult
-from pipelines.stages.quality import complete_submatrix_shares, holdout_error, md_text
+from pipelines.stages.quality import (
+    cell_move_figures,
+    complete_submatrix_shares,
+    guard_thresholds,
+    holdout_error,
+    md_text,
+    source_row_changes,
+)
 from predictor.drift import benchmark_loadings, drift_figures
 from predictor.snapshots import SnapshotError, list_versions, load_snapshot
 from predictor.trust.suspicious import DEFAULT_THRESHOLD, above_threshold
+from warehouse.snapshots import SnapshotTables
 
 SUSPICIOUS_SHOWN = 15  # rows of the suspicious-cells table in the asset metadata
 
@@ -74,6 +82,32 @@ def suspicious_summary(residuals: pl.DataFrame) -> tuple[dict[str, Any], str]:
     if flagged.height > SUSPICIOUS_SHOWN:
         lines.append(f"\n{flagged.height - SUSPICIOUS_SHOWN} more in the snapshot's residuals")
     return figures, "\n".join(lines)
+
+
+def add_guard_figures(
+    drift: dict[str, Any] | None,
+    store: Path,
+    tables: SnapshotTables,
+    fit: FitResult,
+    scale_of: dict[str, str],
+    parses_now: dict[str, tuple[int, int]],
+    parses_then: dict[str, tuple[int, int | None]] | None,
+) -> None:
+    """Add to `drift` (in place) how the previous published cells moved (`cell_moves`) and
+    which sources lost rows since the last publish (`source_rows`): the corrupt-payload
+    guards of `cells_not_lost`. Nothing to compare without a readable previous snapshot."""
+    if drift is None or "error" in drift:
+        return
+    previous = pl.read_parquet(store / drift["against"] / "cells.parquet")
+    drift["cell_moves"] = cell_move_figures(
+        previous, tables.cells, tables.residuals, fit, scale_of, guard_thresholds()
+    )
+    current = pl.DataFrame(
+        [(s, pid, rows) for s, (pid, rows) in parses_now.items()],
+        schema=["source", "parse_id", "n_rows"],
+        orient="row",
+    )
+    drift["source_rows"] = source_row_changes(current, parses_then)
 
 
 def staged_drift(staged: Path, store: Path) -> dict[str, Any] | None:
