@@ -62,6 +62,18 @@ def benchpress_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "predictor.cli"]
 
 
+def run_benchpress(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed `benchpress` command on `home`, as a separate process (text output)."""
+    return subprocess.run(
+        [*benchpress_command(), *args],
+        env=refresh_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def refresh_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {
         k: v

@@ -25,7 +25,7 @@ from pipelines.locking import (
     refresh_lock,
 )
 from pipelines.run import REPO_DAGSTER_YAML
-from tests.faults.refreshing import benchpress_command, lock_wired, refresh_env
+from tests.faults.refreshing import lock_wired, run_benchpress
 
 HOLD = textwrap.dedent(
     """
@@ -162,25 +162,11 @@ def test_cli_refresh_exits_3_naming_the_holder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     holder = hold_lock(home, 120)
     try:
-        done = subprocess.run(
-            [*benchpress_command(), "refresh", "--mode", "replay", "--wait", "0.5"],
-            env=refresh_env(home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = run_benchpress(home, "refresh", "--mode", "replay", "--wait", "0.5")
         assert done.returncode == 3, done.stderr
         assert f"pid {holder.pid}" in done.stderr and "after waiting 0.5s" in done.stderr
         assert not (home / "warehouse.duckdb").exists()  # it touched nothing
-        bad = subprocess.run(
-            [*benchpress_command(), "refresh", "--wait", "-1"],
-            env=refresh_env(home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        bad = run_benchpress(home, "refresh", "--wait", "-1")
         assert bad.returncode == 2 and "--wait" in bad.stderr
     finally:
         holder.kill()

@@ -35,7 +35,7 @@ from pipelines.resources import WarehouseResource
 from pipelines.run import REPO_DAGSTER_YAML, run_refresh
 from predictor.paths import snapshot_store_dir
 from predictor.snapshots import list_versions
-from tests.faults.refreshing import Refresh, benchpress_command, refresh_env
+from tests.faults.refreshing import Refresh, refresh_env, run_benchpress
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -159,14 +159,7 @@ def test_run_refresh_refuses_while_a_job_run_holds_the_home(tmp_path: Path, slee
     assert "run ui-run-1234" in str(caught.value) and f"pid {sleeper.pid}" in str(caught.value)
     assert not (home / "warehouse.duckdb").exists()  # it started nothing
 
-    done = subprocess.run(
-        [*benchpress_command(), "refresh", "--mode", "replay"],
-        env=refresh_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_benchpress(home, "refresh", "--mode", "replay")
     assert done.returncode == 3, done.stderr
     assert "run ui-run-1234" in done.stderr and f"pid {sleeper.pid}" in done.stderr
     assert read_lease(home).run_id == "ui-run-1234"
@@ -231,14 +224,7 @@ def test_a_job_run_from_dagster_blocks_benchpress_refresh(tmp_path: Path) -> Non
                 assert job.poll() is None, log.read_text()[-3000:]
                 assert time.monotonic() < deadline, "no step of the job run finished"
                 time.sleep(0.2)
-        done = subprocess.run(
-            [*benchpress_command(), "refresh", "--mode", "replay"],
-            env=refresh_env(home),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = run_benchpress(home, "refresh", "--mode", "replay")
         assert done.returncode == 3, done.stderr
         assert "another refresh is running" in done.stderr
         assert f"run {run_id}" in done.stderr and f"pid {job.pid}" in done.stderr
