@@ -25,7 +25,13 @@ from predictor.cli_output import (
     print_table,
 )
 from predictor.resolve import UnknownNameError
-from predictor.snapshots import BrokenSnapshotWarning, SnapshotError, default_stores
+from predictor.snapshots import (
+    BrokenSnapshotWarning,
+    SnapshotError,
+    default_stores,
+    verify,
+    version_key,
+)
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
@@ -215,6 +221,57 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
     return 0
 
 
+VERIFY_SCHEMA = {
+    "version": pl.String,
+    "status": pl.String,  # "ok" or "failed"
+    "content_hash": pl.String,
+    "error": pl.String,  # why, when failed
+    "store": pl.String,
+}
+
+
+def verify_rows(stores: Sequence[SnapshotStore], versions: Sequence[str]) -> list[dict[str, str]]:
+    """Re-hash every data file of `versions` (all published ones when empty) in each store.
+
+    `snapshots list` reads manifests only, so a data file changed after publishing shows there
+    as fine; this is the check to run before trusting a store (loading refuses such a version
+    too, but only when someone loads it). A remote version is checked through the local cache,
+    downloading it when it is not cached."""
+    rows = []
+    for store in stores:
+        listed = _listed_versions(store)
+        for version in [v for v in versions if v in listed] if versions else listed:
+            row = {"version": version, "status": "ok", "content_hash": "", "error": ""}
+            try:
+                manifest = verify(store.fetch(version), version)
+                row["content_hash"] = str(manifest["content_hash"])[:12]
+            except SnapshotError as exc:
+                row.update(status="failed", error=str(exc))
+            rows.append({**row, "store": store.uri})
+    return rows
+
+
+def cmd_snapshots_verify(args: argparse.Namespace) -> int:
+    """Exit 1 when any version fails (missing, modified or misnamed files)."""
+    rows = verify_rows(_store_args(args), args.versions)
+    missing = sorted(set(args.versions) - {row["version"] for row in rows})
+    if missing:  # as a pinned version that does not exist: exit 1, published ones named
+        listed = {v for store in _store_args(args) for v in _listed_versions(store)}
+        known = sorted(listed, key=version_key)
+        raise SnapshotError(
+            f"snapshot {', '.join(missing)} not found; published versions: {known or 'none'}"
+        )
+
+    def table() -> None:
+        if rows:
+            print_table(rows, list(VERIFY_SCHEMA))
+        else:
+            print("no snapshots to verify")
+
+    emit(args, pl.DataFrame(rows, schema=VERIFY_SCHEMA), payload=rows, table=table)
+    return EXIT_FAILED if any(row["status"] != "ok" for row in rows) else 0
+
+
 def cmd_snapshots_show(args: argparse.Namespace) -> int:
     bp = BenchPress.load(args.version, store=args.store)
     print(json.dumps({**bp.manifest, "path": str(bp.snapshot.path)}, indent=2, sort_keys=True))
@@ -330,6 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("version", nargs="?", default="latest")
     show.add_argument("--store", type=store_uri, help=STORE_HELP)
     show.set_defaults(func=cmd_snapshots_show)
+    check = snap_sub.add_parser(
+        "verify",
+        help="re-hash every file of published versions; exit 1 if any was modified or is missing",
+    )
+    check.add_argument("versions", nargs="*", metavar="VERSION", help="default: every version")
+    check.add_argument("--store", type=store_uri, help=STORE_HELP)
+    add_output_options(check)
+    check.set_defaults(func=cmd_snapshots_verify)
     pull = snap_sub.add_parser("pull", help="cache a version from a remote store, for offline use")
     pull.add_argument("version", nargs="?", default="latest")
     pull.add_argument(

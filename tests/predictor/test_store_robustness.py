@@ -324,3 +324,72 @@ def test_duplicate_probes_are_usage_errors(
     line = one_error_line(err)
     first, second = (part.split("=")[0] for part in scores.split(","))
     assert repr(first) in line and (first == second or repr(second) in line)
+
+
+# ------------------------------------------------- snapshots verify: re-hash the data files
+def add_tampered(store: Path, version: str = BUNDLED) -> Path:
+    """The bundled snapshot copied under its own version, then one data file changed."""
+    folder = Path(shutil.copytree(bundled_snapshot_dir() / BUNDLED, store / version))
+    cells = folder / "cells.parquet"
+    cells.chmod(0o644)
+    cells.write_bytes(cells.read_bytes() + b"\0")
+    return folder
+
+
+def test_verify_catches_a_data_file_changed_after_publishing(
+    capsys: pytest.CaptureFixture[str], local_store: Path
+) -> None:
+    add_tampered(local_store)
+    code, out, _ = cli(capsys, "snapshots", "list", "--json", "--store", str(local_store))
+    assert code == 0 and json.loads(out)[0]["status"] == "ok"  # the manifest alone is fine
+
+    code, out, _ = cli(capsys, "snapshots", "verify", "--json")
+    assert code == 1
+    rows = {row["store"]: row for row in json.loads(out)}
+    tampered, shipped = rows[str(local_store)], rows[str(bundled_snapshot_dir())]
+    assert tampered["version"] == BUNDLED and tampered["status"] == "failed"
+    assert "cells.parquet has sha256" in tampered["error"] and tampered["content_hash"] == ""
+    assert shipped["status"] == "ok" and shipped["error"] == ""
+    assert (
+        shipped["content_hash"]
+        == read_manifest(bundled_snapshot_dir() / BUNDLED)["content_hash"][:12]
+    )
+
+    code, out, _ = cli(capsys, "snapshots", "verify", BUNDLED, "--store", str(local_store))
+    header, line = out.splitlines()
+    assert code == 1 and header.split()[:3] == ["version", "status", "content_hash"]
+    assert line.split()[:2] == [BUNDLED, "failed"]
+
+
+def test_verify_of_good_versions_exits_0(
+    capsys: pytest.CaptureFixture[str], local_store: Path
+) -> None:
+    add_copy(local_store, BUNDLED)
+    code, out, err = cli(capsys, "snapshots", "verify", BUNDLED, "--csv")
+    frame = pl.read_csv(io.StringIO(out))
+    assert code == 0, err
+    assert frame["status"].to_list() == ["ok", "ok"]  # the local copy and the bundled one
+    assert sorted(frame["store"].to_list()) == sorted(
+        [str(local_store), str(bundled_snapshot_dir())]
+    )
+
+
+def test_verify_names_a_missing_version_and_the_published_ones(
+    capsys: pytest.CaptureFixture[str], local_store: Path
+) -> None:
+    code, out, err = cli(capsys, "snapshots", "verify", "2001.01.01.1")
+    assert code == 1 and out == ""
+    assert f"snapshot 2001.01.01.1 not found; published versions: ['{BUNDLED}']" in (
+        one_error_line(err)
+    )
+
+
+def test_verify_reports_a_broken_manifest_without_stopping(
+    capsys: pytest.CaptureFixture[str], local_store: Path
+) -> None:
+    add_broken(local_store, '"x"')
+    code, out, _ = cli(capsys, "snapshots", "verify", "--json")
+    rows = {row["version"]: row for row in json.loads(out)}
+    assert code == 1
+    assert rows[NEWER]["status"] == "failed" and "manifest" in rows[NEWER]["error"]
+    assert rows[BUNDLED]["status"] == "ok"
