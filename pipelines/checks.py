@@ -25,12 +25,16 @@ from pipelines.identity.checks import (
 )
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
-from pipelines.settings import CheckThresholds, check_thresholds, parse_accepted
+from pipelines.settings import (
+    CheckThresholds,
+    check_thresholds,
+    guard_thresholds,
+    parse_accepted,
+)
 from pipelines.stages.normalize import resolution_summary
 from pipelines.stages.quality import (
     MIN_JUMPS_FOR_SHARE,
     GuardThresholds,
-    guard_thresholds,
     jumps_markdown,
 )
 from warehouse.scores import read_table

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from pipelines.stages.fit import FitParams
+from pipelines.stages.quality import GuardThresholds
+
+T = TypeVar("T", int, float)
+D = TypeVar("D", bound=Any)
 
 DRIFT_CHECKS = (
     "loading_subspace_stable",
@@ -15,12 +20,30 @@ DRIFT_CHECKS = (
 )
 
 
-def _float(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
+def _number(name: str, default: T) -> T:
+    """The environment variable `name` read as the type of `default` (unset or empty: default).
+
+    A bad value names the variable: the message is all an operator sees in a failed run."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = type(default)(raw)
+    except ValueError:
+        kind = "an integer" if isinstance(default, int) else "a number"
+        raise ValueError(f"{name}={raw!r} is not {kind} (default {default})") from None
+    if value != value:  # NaN compares false with everything: the check could never fail
+        raise ValueError(f"{name}={raw!r} is not a number (default {default})")
+    return value
 
 
-def _int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
+def _from_env(defaults: D) -> D:
+    """`defaults` with each field overridden by BENCHPRESS_CHECK_<FIELD> where set."""
+    values = {
+        name: _number(f"BENCHPRESS_CHECK_{name.upper()}", default)
+        for name, default in vars(defaults).items()
+    }
+    return type(defaults)(**values)
 
 
 @dataclass(frozen=True)
@@ -37,18 +60,22 @@ class CheckThresholds:
 
 def fit_params() -> FitParams:
     return FitParams(
-        min_per_model=_int("BENCHPRESS_MIN_CELLS_PER_MODEL", FitParams.min_per_model),
-        min_per_benchmark=_int("BENCHPRESS_MIN_CELLS_PER_BENCHMARK", FitParams.min_per_benchmark),
+        min_per_model=_number("BENCHPRESS_MIN_CELLS_PER_MODEL", FitParams.min_per_model),
+        min_per_benchmark=_number(
+            "BENCHPRESS_MIN_CELLS_PER_BENCHMARK", FitParams.min_per_benchmark
+        ),
     )
 
 
 def check_thresholds() -> CheckThresholds:
     """Defaults above; each can be set by an environment variable BENCHPRESS_CHECK_<NAME>."""
-    values = {}
-    for name, default in vars(CheckThresholds()).items():
-        env = f"BENCHPRESS_CHECK_{name.upper()}"
-        values[name] = (_int if isinstance(default, int) else _float)(env, default)
-    return CheckThresholds(**values)
+    return _from_env(CheckThresholds())
+
+
+def guard_thresholds() -> GuardThresholds:
+    """The corrupt-payload guards of `cells_not_lost` (defaults in `GuardThresholds`), each
+    overridable the same way: BENCHPRESS_CHECK_<NAME>."""
+    return _from_env(GuardThresholds())
 
 
 def parse_accepted(text: str) -> frozenset[str]:

@@ -9,7 +9,7 @@ from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
-from pipelines.settings import fit_params, parse_accepted
+from pipelines.settings import fit_params, guard_thresholds, parse_accepted
 from pipelines.stages.figures import (
     add_guard_figures,
     fit_figures_and_plots,
@@ -103,7 +103,16 @@ def factorization(
     figures.update(suspicious)
     digest, path = stage_snapshot(tables, warehouse.staging_dir, params, figures)
     drift = staged_drift(path, warehouse.store_dir)
-    add_guard_figures(drift, warehouse.store_dir, tables, fit, scale_of, parses_now, parses_then)
+    add_guard_figures(
+        drift,
+        warehouse.store_dir,
+        tables,
+        fit,
+        scale_of,
+        parses_now,
+        parses_then,
+        guard_thresholds(),
+    )
     with warehouse.connect() as con:
         record_staging(con, context.run.run_id, digest, path.name, figures, drift)
     crash_point("factorization")

@@ -11,9 +11,9 @@ import polars as pl
 from pipelines import plots
 from pipelines.stages.fit import FitParams, FitResult
 from pipelines.stages.quality import (
+    GuardThresholds,
     cell_move_figures,
     complete_submatrix_shares,
-    guard_thresholds,
     holdout_error,
     md_text,
     source_row_changes,
@@ -92,6 +92,7 @@ def add_guard_figures(
     scale_of: dict[str, str],
     parses_now: dict[str, tuple[int, int]],
     parses_then: dict[str, tuple[int, int | None]] | None,
+    thresholds: GuardThresholds,
 ) -> None:
     """Add to `drift` (in place) how the previous published cells moved (`cell_moves`) and
     which sources lost rows since the last publish (`source_rows`): the corrupt-payload
@@ -100,7 +101,7 @@ def add_guard_figures(
         return
     previous = pl.read_parquet(store / drift["against"] / "cells.parquet")
     drift["cell_moves"] = cell_move_figures(
-        previous, tables.cells, tables.residuals, fit, scale_of, guard_thresholds()
+        previous, tables.cells, tables.residuals, fit, scale_of, thresholds
     )
     current = pl.DataFrame(
         [(s, pid, rows) for s, (pid, rows) in parses_now.items()],

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -126,15 +125,6 @@ class GuardThresholds:
     max_suspicious_moves: int = 0  # suspicious jumps tolerated
     max_benchmark_moved_share: float = 0.25  # of a benchmark's previously published cells
     max_source_rows_drop: float = 0.20  # fewer rows in a source's parse than at the last publish
-
-
-def guard_thresholds() -> GuardThresholds:
-    """Defaults above; each can be set by an environment variable BENCHPRESS_CHECK_<NAME>."""
-    values: dict[str, float | int] = {}
-    for name, default in vars(GuardThresholds()).items():
-        raw = os.environ.get(f"BENCHPRESS_CHECK_{name.upper()}")
-        values[name] = default if raw in (None, "") else type(default)(raw)
-    return GuardThresholds(**values)  # type: ignore[arg-type]
 
 
 def cell_jumps(

@@ -29,13 +29,12 @@ from pipelines.checks import cells_rule
 from pipelines.definitions import defs
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT
 from pipelines.run import REPO_DAGSTER_YAML, run_refresh
-from pipelines.settings import check_thresholds
+from pipelines.settings import check_thresholds, guard_thresholds
 from pipelines.stages.fit import FitResult
 from pipelines.stages.quality import (
     GuardThresholds,
     cell_jumps,
     cell_move_figures,
-    guard_thresholds,
     source_row_changes,
 )
 from pipelines.stages.snapshot import GATE_CHECKS, accepted_checks, gate_problems
@@ -232,6 +231,28 @@ def test_cells_rule_stops_a_source_that_lost_rows(monkeypatch) -> None:
     assert cells_rule(drift_with(rows=rows), check_thresholds())[0]
 
 
+@pytest.mark.parametrize(
+    ("name", "raw", "message"),
+    [
+        ("BENCHPRESS_CHECK_MAX_SOURCE_ROWS_DROP", "20%", "is not a number (default 0.2)"),
+        ("BENCHPRESS_CHECK_MAX_SUSPICIOUS_MOVES", "1.5", "is not an integer (default 0)"),
+        ("BENCHPRESS_CHECK_MIN_MODELS", "lots", "is not an integer (default 50)"),
+        ("BENCHPRESS_CHECK_MAX_LOADING_ANGLE_DEG", "nan", "is not a number (default 30.0)"),
+    ],
+)
+def test_a_bad_threshold_names_its_variable(monkeypatch, name: str, raw: str, message) -> None:
+    monkeypatch.setenv(name, raw)
+    with pytest.raises(ValueError, match=re.escape(f"{name}={raw!r} {message}")):
+        check_thresholds(), guard_thresholds()  # each reads its own variables
+
+
+def test_an_empty_threshold_variable_means_the_default(monkeypatch) -> None:
+    monkeypatch.setenv("BENCHPRESS_CHECK_CELL_MOVE_Z", "")
+    monkeypatch.setenv("BENCHPRESS_CHECK_MIN_BENCHMARKS", " ")
+    assert guard_thresholds().cell_move_z == 3.5
+    assert check_thresholds().min_benchmarks == 50
+
+
 def test_factorization_is_described_as_the_method_it_runs() -> None:
     node = defs.resolve_asset_graph().get(dg.AssetKey("factorization"))
     assert "Bayesian low-rank" in node.description
@@ -335,7 +356,7 @@ def test_materializing_published_snapshot_alone_never_publishes_a_failed_staging
     before = versions(home)
     env = {
         "BENCHPRESS_REPLAY_ROOT": str(truncated_aider(tmp_path / "root")),
-        "BENCHPRESS_CHECK_MAX_PREDICTION_SHIFT": "-1",
+        "BENCHPRESS_CHECK_MAX_PREDICTION_SHIFT": "-1",  # forces a failure
         **FAST_FIT,
     }
     for name, value in env.items():
