@@ -3,6 +3,8 @@ decide whether a staged snapshot may be published (the publish gate)."""
 
 from __future__ import annotations
 
+import re
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +23,52 @@ STAGED_CHECKS = ("rank2_structure", *DRIFT_CHECKS)
 # Every blocking check of the refresh job: each must have passed (or, for a drift check, been
 # accepted) in the run that staged a snapshot before `published_snapshot` publishes it.
 GATE_CHECKS = ("identity_resolution", "matrix_sanity", *STAGED_CHECKS)
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def _folded(text: str) -> str:
+    return _NOT_ALNUM.sub("-", text.casefold()).strip("-")
+
+
+def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
+    """model_id -> the name to show: the BenchPress matrix's own name where it has the model;
+    else a source spelling that states the model's setting ("o3 (Medium)" for o3@medium), is
+    closest to the id (in steps of 0.1), is readable (spaces, no organisation prefix), is the
+    most used, is first alphabetically - in that order.
+
+    Sources file rows under names that are not the model's (Epoch's "GPT-3.5" for
+    text-davinci-002, "PaLM 2-L" on a PaLM 2-S row, agent systems "OpenHands + GPT 4o"), so
+    neither the first source alphabetically nor the majority alone gives a reliable name."""
+    used = (
+        resolved.group_by("model_id", "model_name")
+        .agg(
+            (pl.col("source") == "benchpress_matrix").any().alias("canonical"),
+            (pl.col("setting").fill_null("") == pl.col("model_id").str.extract(r"@(.+)$", 1))
+            .fill_null(pl.col("setting").is_null())
+            .any()
+            .alias("states_setting"),
+            pl.len().alias("rows"),
+        )
+        .sort("model_id", "model_name")
+    )
+    best: dict[str, tuple[tuple[object, ...], str]] = {}
+    for model_id, name, canonical, states_setting, rows in used.iter_rows():
+        closeness = SequenceMatcher(None, _folded(name), _folded(model_id)).ratio()
+        readable = " " in name.strip() and "/" not in name  # "GPT-5 (Low)", not an API id
+        system = " + " in name  # an agent system built on the model
+        key = (canonical, not system, states_setting, round(closeness * 10), readable, rows)
+        if model_id not in best or key > best[model_id][0]:  # ties keep the earlier name
+            best[model_id] = (key, name)
+    return pl.DataFrame(
+        [(model_id, name) for model_id, (_, name) in sorted(best.items())],
+        schema={"model_id": pl.String, "name": pl.String},
+        orient="row",
+    )
 
 
 def model_table(normalized: pl.DataFrame, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
     """One row per model in the matrix: a display name and how much evidence it has."""
-    resolved = normalized.filter(pl.col("resolution") == "resolved")
-    names = (
-        resolved.with_columns((pl.col("source") != "benchpress_matrix").alias("_not_canonical"))
-        .sort("model_id", "_not_canonical", "source", "model_name")
-        .unique("model_id", keep="first", maintain_order=True)
-        .select("model_id", pl.col("model_name").alias("name"))
-    )
+    names = display_names(normalized.filter(pl.col("resolution") == "resolved"))
     counts = cells.group_by("model_id").agg(
         pl.len().cast(pl.Int32).alias("n_cells"),
         pl.col("source").n_unique().cast(pl.Int32).alias("n_sources"),
