@@ -7,10 +7,12 @@ imports on its own.
 from predictor.api import BenchPress, MatrixView, Prediction, predictions_frame
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
 from predictor.methods.bayesian import BayesianCompleter
-from predictor.resolve import UnknownNameError
+from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.snapshots import SnapshotError
+from predictor.trust.probes import select_probes
 
 __all__ = [
+    "AmbiguousNameError",
     "BayesianCompleter",
     "BenchPress",
     "Completion",
@@ -21,4 +23,5 @@ __all__ = [
     "UnknownNameError",
     "complete_matrix",
     "predictions_frame",
+    "select_probes",
 ]

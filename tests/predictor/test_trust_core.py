@@ -165,3 +165,15 @@ def test_costs_defaults_and_overrides() -> None:
     assert out.tolist() == [1.0, 0.5]
     with pytest.raises(ValueError):
         resolve_costs(["a"], [0.0])
+
+
+def test_the_design_contract_names_import_from_the_package(synthetic) -> None:
+    """DESIGN.md: `predictor.select_probes(values, scales, k=5, costs=None, targets=None)` is a
+    pure function of the package, next to `predictor.complete_matrix`."""
+    import predictor
+
+    values, scales, comp = synthetic
+    chosen = predictor.select_probes(values, scales, k=2, costs=None, targets=[4, 5, 6])
+    assert chosen == select_probes(values, scales, k=2, targets=[4, 5, 6])
+    assert len(chosen) == 2 and all(isinstance(c, int) for c in chosen)
+    assert issubclass(predictor.AmbiguousNameError, predictor.UnknownNameError)
