@@ -13,7 +13,7 @@ import contextlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from predictor.paths import bundled_snapshot_dir
 from predictor.snapshots import (
     DATA_FILES,
     FORMAT_VERSION,
@@ -93,14 +94,26 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
     return digest, target
 
 
-def next_version(store: Path, today: date) -> str:
+def next_version(taken: Iterable[str], today: date) -> str:
+    """Today's next free calendar version (`YYYY.MM.DD.N`) given the version names `taken`."""
     prefix = f"{today.year}.{today.month:02d}.{today.day:02d}"
     same_day = [
-        version_key(v)[3]
-        for v in list_versions(store)
-        if version_key(v)[:3] == version_key(prefix + ".1")[:3]
+        version_key(v)[3] for v in taken if version_key(v)[:3] == version_key(prefix + ".1")[:3]
     ]
     return f"{prefix}.{max(same_day, default=0) + 1}"
+
+
+def _hashes_elsewhere(stores: Sequence[Path]) -> dict[str, str]:
+    """version -> content hash in the other stores a consumer loads from (unreadable: skipped;
+    such a name still counts as taken, with an empty hash)."""
+    found: dict[str, str] = {}
+    for other in stores:
+        for v in list_versions(other):
+            try:
+                found.setdefault(v, str(read_manifest(other / v).get("content_hash", "")))
+            except SnapshotError:
+                found.setdefault(v, "")
+    return found
 
 
 def _seal(version_dir: Path) -> None:
@@ -126,8 +139,15 @@ def publish(
     store: Path,
     today: date | None = None,
     extra_manifest: dict[str, Any] | None = None,
+    elsewhere: Sequence[Path] | None = None,
 ) -> PublishResult:
-    """Publish a staged snapshot as the next version unless its content is already latest."""
+    """Publish a staged snapshot as the next version unless its content is already latest.
+
+    A version names one content everywhere a consumer may load it from: `elsewhere` (default:
+    the snapshots bundled with the package, which `BenchPress.load` also searches) are stores
+    whose version names are never reused for other content. Content equal to a version there
+    that is newer than everything in `store` is published under that same name (the demo's
+    replay refresh reproduces the bundled snapshot, version and bytes)."""
     draft = verify(staged)
     store.mkdir(parents=True, exist_ok=True)
     versions = list_versions(store)
@@ -138,7 +158,23 @@ def publish(
             _seal(store / parent)  # a publish killed after its rename left them writable
             write_index(store)  # stores published before index.json existed get one
             return PublishResult(parent, False, store / parent, draft["content_hash"], None)
-    version = next_version(store, today or datetime.now(UTC).date())
+    if elsewhere is None:
+        elsewhere = [d for d in (bundled_snapshot_dir(),) if d.resolve() != store.resolve()]
+    others = _hashes_elsewhere(elsewhere)
+    same = [
+        v
+        for v, digest in others.items()
+        if digest == draft["content_hash"]
+        and v not in versions
+        and (parent is None or version_key(v) > version_key(parent))
+    ]
+    if same:
+        version = max(same, key=version_key)
+    else:
+        taken = {*versions, *others}
+        version = next_version(taken, today or datetime.now(UTC).date())
+        if parent is not None and version_key(version) <= version_key(parent):
+            raise SnapshotError(f"next version {version} is not newer than {parent} (clock?)")
     target = store / version
     if target.exists():
         raise SnapshotError(f"refusing to overwrite published snapshot {version}")

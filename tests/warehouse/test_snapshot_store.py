@@ -41,15 +41,18 @@ def test_publish_versions_parent_and_dedup(tmp_path) -> None:
     store = tmp_path / "store"
     digest, staged = stage(tables(), tmp_path / "staging", {"counts": {"cells": 2}})
     day = date(2026, 11, 30)
-    one = publish(staged, store, today=day)
+    one = publish(staged, store, today=day, elsewhere=[])
     assert (one.version, one.published, one.parent) == ("2026.11.30.1", True, None)
-    again = publish(staged, store, today=day)
+    again = publish(staged, store, today=day, elsewhere=[])
     assert (again.version, again.published) == ("2026.11.30.1", False)
     _, staged2 = stage(tables(score=10.0), tmp_path / "staging", {})
-    two = publish(staged2, store, today=day)
+    two = publish(staged2, store, today=day, elsewhere=[])
     assert (two.version, two.parent) == ("2026.11.30.2", "2026.11.30.1")
     three = publish(
-        stage(tables(score=11.0), tmp_path / "staging", {})[1], store, date(2026, 12, 1)
+        stage(tables(score=11.0), tmp_path / "staging", {})[1],
+        store,
+        date(2026, 12, 1),
+        elsewhere=[],
     )
     assert three.version == "2026.12.01.1"
     assert list_versions(store) == ["2026.11.30.1", "2026.11.30.2", "2026.12.01.1"]
@@ -57,6 +60,35 @@ def test_publish_versions_parent_and_dedup(tmp_path) -> None:
     snapshot = load_snapshot(store / "2026.11.30.1")
     assert snapshot.manifest["content_hash"] == digest
     assert snapshot.cells["score"].to_list() == [71.5, 40.0]
+
+
+def test_a_version_name_never_means_two_contents(tmp_path) -> None:
+    """A consumer loads from the local store and the bundled one: a local publish must not
+    reuse a bundled version's name for other content, and reuses it for the same content."""
+    day = date(2026, 11, 30)
+    shipped = tmp_path / "bundled"
+    bundled = publish(stage(tables(), tmp_path / "s1", {})[1], shipped, day, elsewhere=[])
+    assert bundled.version == "2026.11.30.1"
+
+    other = tmp_path / "other-home"
+    changed = publish(
+        stage(tables(score=9.0), tmp_path / "s2", {})[1], other, day, elsewhere=[shipped]
+    )
+    assert (changed.version, changed.parent) == ("2026.11.30.2", None)
+
+    home = tmp_path / "home"
+    same = publish(
+        stage(tables(), tmp_path / "s3", {})[1], home, date(2026, 12, 5), elsewhere=[shipped]
+    )
+    assert (same.version, same.published) == ("2026.11.30.1", True)  # same bytes, same name
+    assert same.content_hash == bundled.content_hash
+
+    newer = publish(
+        stage(tables(score=8.0), tmp_path / "s4", {})[1], home, day, elsewhere=[shipped]
+    )
+    assert (newer.version, newer.parent) == ("2026.11.30.2", "2026.11.30.1")
+    back = publish(stage(tables(), tmp_path / "s5", {})[1], home, day, elsewhere=[shipped])
+    assert back.version == "2026.11.30.3"  # the bundled name is older than latest: a new one
 
 
 def test_tampering_is_detected(tmp_path) -> None:
