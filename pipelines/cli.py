@@ -48,6 +48,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             bar.close()
             print(f"benchpress: error: {exc}", file=sys.stderr)
             return EXIT_LOCKED
+        except ValueError as exc:  # a setting that cannot work (resources.check_settings)
+            bar.close()
+            print(f"benchpress: error: {exc}", file=sys.stderr)
+            return 2
     for run_id in outcome.recovered_runs:
         print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):
@@ -62,6 +66,14 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         print(f"check failed: {check}", file=sys.stderr)
     for step in outcome.failed_steps:
         print(f"step failed: {step}", file=sys.stderr)
+    if not outcome.success and outcome.version is not None:  # published, then a step failed
+        state = "published" if outcome.published else "unchanged, latest is"
+        print(
+            f"benchpress: snapshot {state} {outcome.version} locally, but the refresh did not "
+            "finish (see the failed step above)",
+            file=sys.stderr,
+        )
+        return 1
     if not outcome.success:
         print(
             "benchpress: refresh did not publish; the previous snapshot stays latest",

@@ -20,6 +20,7 @@ import duckdb
 
 from pipelines.fetch.transports import Fetcher
 from pipelines.locking import RefreshLocked, hold_run_lease
+from pipelines.settings import check_thresholds, fit_params, guard_thresholds, parse_accepted
 from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
 from warehouse.db import connect
 
@@ -116,3 +117,21 @@ def default_resources(
             else _env_or("BENCHPRESS_ACCEPT_DRIFT", "")
         ),
     }
+
+
+def check_settings(mode: str | None = None, accept_drift: str | None = None) -> None:
+    """Raise ValueError naming the setting when the environment cannot run a refresh (an unknown
+    fetch mode, mirror mode without BENCHPRESS_HTTP_MIRROR, a threshold that is not a number,
+    an unknown drift check): checked once before the run, as each would otherwise fail every
+    step that reads it, with Dagster's wrapper in front of the reason."""
+    Fetcher(
+        mode=mode or os.environ.get("BENCHPRESS_FETCH_MODE") or "replay",
+        mirror=os.environ.get("BENCHPRESS_HTTP_MIRROR") or None,
+        replay_root=os.environ.get("BENCHPRESS_REPLAY_ROOT") or None,
+    )
+    check_thresholds()
+    guard_thresholds()
+    fit_params()
+    parse_accepted(
+        accept_drift if accept_drift is not None else os.environ.get("BENCHPRESS_ACCEPT_DRIFT", "")
+    )

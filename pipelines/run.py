@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -115,10 +117,12 @@ def run_refresh(
     holder) when another one still runs after `wait` seconds, be it another `run_refresh`
     (the flock on `refresh.lock`) or a run started from the Dagster UI or the schedule (the
     run lease in `refresh.run`, claimed here for this run before it starts). `progress`
-    (optional) is called as each step starts and finishes (`StepProgress`)."""
+    (optional) is called as each step starts and finishes (`StepProgress`). A setting that
+    cannot work (see `resources.check_settings`) raises ValueError before the run."""
     from pipelines.definitions import defs
-    from pipelines.resources import default_resources
+    from pipelines.resources import check_settings, default_resources
 
+    check_settings(mode, accept_drift)  # ValueError naming the setting, before any run starts
     home = (home or benchpress_home()).resolve()
     job = defs.resolve_job_def("refresh")
     started = time.monotonic()
@@ -142,6 +146,7 @@ def run_refresh(
         finally:
             release_run_lease(home, run_id)
     outcome = RefreshOutcome(success=result.success, recovered_runs=recovered)
+    failures: dict[str, list[str]] = {}  # root cause -> the steps it failed, in run order
     for event in result.all_events:
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
@@ -158,9 +163,12 @@ def run_refresh(
             error = event.event_specific_data.error
             if error is not None and "DagsterAssetCheckFailedError" in error.cls_name:
                 continue  # already reported with its figures as a failed check
-            outcome.failed_steps.append(
-                f"{event.step_key}: {event.event_specific_data.error.message.strip()}"
-            )
+            failures.setdefault(root_cause(error), []).append(event.step_key)
+            failure = event.event_specific_data.user_failure_data
+            meta = {k: v.value for k, v in failure.metadata.items()} if failure else {}
+            if event.step_key == "published_snapshot" and "version" in meta:
+                outcome.version = str(meta["version"])  # published locally, then the push failed
+                outcome.published = bool(meta["published"])
         elif event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
             materialization = event.event_specific_data.materialization
             key = materialization.asset_key.to_user_string()
@@ -179,5 +187,21 @@ def run_refresh(
             if key == "published_snapshot":
                 outcome.version = str(meta["version"])
                 outcome.published = bool(meta["published"])
+    outcome.failed_steps = [f"{', '.join(steps)}: {cause}" for cause, steps in failures.items()]
     outcome.success = result.success and outcome.version is not None and not outcome.failed_checks
     return outcome
+
+
+_ERROR_CLASS = re.compile(r"^[\w.]*(?:Error|Exception|Failure): ")
+
+
+def root_cause(error: Any) -> str:
+    """What went wrong in a failed step, in the user's terms: Dagster wraps an exception raised
+    by an asset in its own step-execution error, whose message names only the op; the
+    innermost cause holds the asset's message (a missing mirror URL, diverged stores).
+    `error`: Dagster's SerializableErrorInfo (message, cls_name, cause)."""
+    if error is None:
+        return "failed (no error recorded)"
+    while error.cause is not None and error.cls_name.startswith("Dagster"):
+        error = error.cause  # Dagster's own wrappers; a `dg.Failure` already says it all
+    return _ERROR_CLASS.sub("", error.message.strip()) or error.cls_name

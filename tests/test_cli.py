@@ -15,8 +15,10 @@ from pipelines.sources import SOURCES
 BIN = Path(sys.executable).parent / "benchpress"
 
 
-def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "BENCHPRESS_HOME": str(home)}
+def run(
+    *args: str, home: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "BENCHPRESS_HOME": str(home), **(env or {})}
     return subprocess.run(
         [str(BIN), *args], capture_output=True, text=True, env=env, timeout=300, check=False
     )
@@ -66,3 +68,39 @@ def test_refresh_then_list_stats_and_show(tmp_path) -> None:
     assert stats["matrix"]["models"] == local[0]["models"]
     show = json.loads(run("snapshots", "show", local[0]["version"], home=tmp_path).stdout)
     assert show["content_hash"].startswith(local[0]["content_hash"])
+
+    # a shared store holding this version with other content: the push fails after the local
+    # publish, and the message says so with the real reason (not Dagster's step wrapper)
+    version = local[0]["version"]
+    remote = tmp_path / "shared" / version
+    remote.mkdir(parents=True)
+    (remote / "manifest.json").write_text(json.dumps({**show, "content_hash": "0" * 64}))
+    done = run("refresh", home=tmp_path, env={"BENCHPRESS_PUBLISH_URI": str(remote.parent)})
+    assert done.returncode == 1, done.stderr
+    pushed = f"published_snapshot: snapshot unchanged, latest is {version} locally, not pushed: "
+    assert f"step failed: {pushed}{remote.parent} has snapshot {version}" in done.stderr
+    assert "the stores diverged" in done.stderr and "DagsterExecution" not in done.stderr
+    assert f"snapshot unchanged, latest is {version} locally, but the refresh" in done.stderr
+    assert "did not publish" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"BENCHPRESS_FETCH_MODE": "mirror"},
+            "mode 'mirror' needs a mirror base URL (BENCHPRESS_HTTP_MIRROR)",
+        ),
+        ({"BENCHPRESS_CHECK_MIN_MODELS": "abc"}, "BENCHPRESS_CHECK_MIN_MODELS='abc' is not"),
+        ({"BENCHPRESS_ACCEPT_DRIFT": "foo"}, "unknown drift check(s) ['foo']"),
+    ],
+)
+def test_refresh_with_a_setting_that_cannot_work_stops_before_running(
+    tmp_path, env: dict[str, str], message: str
+) -> None:
+    done = run("refresh", home=tmp_path, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"benchpress: error: {message}"] or (
+        done.stderr.strip().startswith(f"benchpress: error: {message}")
+    )
+    assert not (tmp_path / "warehouse.duckdb").exists()  # nothing ran

@@ -23,6 +23,7 @@ from pipelines.stages.snapshot import (
     snapshot_tables,
     stage_snapshot,
 )
+from predictor.snapshots import SnapshotError
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import (
@@ -188,8 +189,16 @@ def published_snapshot(
     uri = os.environ.get(PUBLISH_URI_ENV, "").strip()
     if uri:
         # after the local publish (the source of truth); pushes every version the remote lacks,
-        # so a push that failed on an earlier run is retried by the next one
-        synced = sync_store(warehouse.store_dir, uri)
+        # so a push that failed on an earlier run is retried by the next one. A failed push
+        # fails the step but says the local publish happened (its version in the metadata).
+        try:
+            synced = sync_store(warehouse.store_dir, uri)
+        except SnapshotError as exc:
+            state = "published" if result.published else "unchanged, latest is"
+            raise dg.Failure(
+                description=f"snapshot {state} {result.version} locally, not pushed: {exc}",
+                metadata={"version": result.version, "published": result.published},
+            ) from exc
         remote = {"remote_store": synced.uri, "remote_pushed": ", ".join(synced.pushed)}
     return dg.MaterializeResult(
         metadata={
