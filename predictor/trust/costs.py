@@ -46,6 +46,21 @@ DEFAULT_COSTS: dict[str, float] = {
     "aider_polyglot_diff": 2.0,
 }
 CATEGORY_COSTS: dict[str, float] = {"agentic": 3.0, "coding": 2.0}
+# Benchmarks a team cannot run on its own model: indices a third party computes from other
+# benchmarks, and public human-vote arenas (a model gets a score only once deployed and voted
+# on there). Probe selection and what-to-run-next leave them out unless an allowlist names them.
+NOT_RUNNABLE = frozenset(
+    {
+        "epoch_eci",  # Epoch Capabilities Index, re-fitted by Epoch on every export
+        "aa_intelligence_index",  # Artificial Analysis's own blend of their evaluations
+        "gdpval_aa_elo",  # Artificial Analysis's grader pool
+        "chatbot_arena_elo",
+        "lmarena_text",
+        "lmarena_vision",
+        "lmarena_image",
+        "webdev_arena",
+    }
+)
 USD_PER_STANDARD_RUN = 10.0
 MIN_COST, MAX_COST = 0.25, 50.0
 MIN_COST_REPORTS = 10  # runs behind a source's median cost before it replaces the default

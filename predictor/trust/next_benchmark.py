@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from predictor.trust.costs import MIN_COST_REPORTS, resolve_costs
+from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
 
@@ -84,7 +84,8 @@ def what_to_run_next(
     level: float = 0.9,
     costs: Mapping[str, float] | None = None,
 ) -> pl.DataFrame:
-    """Unobserved benchmarks ranked by expected target-width reduction per unit cost.
+    """Unobserved benchmarks ranked by expected target-width reduction per unit cost (those a
+    team can run: not `costs.NOT_RUNNABLE`; they can still be targets).
 
     `targets`: a profile name, a list, or None (every benchmark not yet known). Candidates
     costing more than `budget` (> 0) are left out; `top` rows are kept (a positive int, or
@@ -104,7 +105,9 @@ def what_to_run_next(
     if len(tcols) == 0:
         raise ValueError("every target is already known: nothing left to predict")
     cost = benchmark_costs(bp, costs)
-    _check_budget(budget, cost, names, np.flatnonzero(~known))
+    runnable = np.array([name not in NOT_RUNNABLE for name in names], dtype=bool)
+    pool = np.flatnonzero(~known & runnable)  # what the team could run next
+    _check_budget(budget, cost, names, pool)
     mean = comp.fold_in(row)
     low, high = comp.fold_in_interval(row, level=level)
     width0 = high[tcols] - low[tcols]
@@ -112,7 +115,7 @@ def what_to_run_next(
     shown = percent if percent.any() else np.ones(len(tcols), dtype=bool)  # width columns
     before = float(np.mean(width0[shown]))
     rows = []
-    for c in np.flatnonzero(~known):
+    for c in pool:
         if budget is not None and cost[c] > budget + 1e-12:
             continue
         trial = row.copy()

@@ -24,7 +24,7 @@ import polars as pl
 from predictor.calibration import held_out_models
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.trust._foldin import BatchFoldIn
-from predictor.trust.costs import resolve_costs
+from predictor.trust.costs import NOT_RUNNABLE, resolve_costs
 
 # Draws used for scoring candidate sets (of the completer's 40 kept draws): the ranking of
 # candidates is stable with fewer, and the search is ~2x faster.
@@ -298,10 +298,11 @@ def probe_set_error(
 
 
 def _allowed_columns(bp, allowlist: Sequence[str] | str | None) -> list[int] | None:
-    """Columns the allowlist lets be probes (None: every fitted one). A str is one name, not
-    its letters; an empty allowlist would allow nothing, so it is an error, not a default."""
+    """Columns the allowlist lets be probes (None: every fitted one a team can run itself,
+    i.e. not in `costs.NOT_RUNNABLE`). A str is one name, not its letters; an empty allowlist
+    would allow nothing, so it is an error, not a default."""
     if allowlist is None:
-        return None
+        return [c for c, name in enumerate(bp.fit_benchmarks_) if name not in NOT_RUNNABLE]
     names = [allowlist] if isinstance(allowlist, str) else list(allowlist)
     if not names:
         raise ValueError(

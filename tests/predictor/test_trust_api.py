@@ -19,6 +19,7 @@ from predictor.trust import (
     suspicious_scores,
     what_to_run_next,
 )
+from predictor.trust.costs import NOT_RUNNABLE
 
 STRONG = {"gpqa_diamond": 80, "hle": 20, "mmlu_pro": 80}
 WEAK = {"gpqa_diamond": 40, "hle": 5, "mmlu_pro": 50}
@@ -126,3 +127,15 @@ def test_running_the_target_itself_pins_it(bp: BenchPress) -> None:
     assert first["benchmark"] == "ifeval"
     assert first["reduction"] == pytest.approx(1.0) and first["width_after"] == 0.0
     assert (top["reduction"].tail(2) < 1.0).all()
+
+
+def test_benchmarks_nobody_can_run_are_not_suggested_unless_allowed(bp: BenchPress) -> None:
+    """Third-party indices and public arenas cannot be run on a new model: they are never
+    proposed as probes or as the next run by default (the Epoch index used to be step 2 of
+    the general-assistant picks), but stay usable as targets and through an allowlist."""
+    picks = bp.select_probes(k=5, targets="general_assistant")
+    assert len(picks.benchmarks) == 5 and not set(picks.benchmarks) & NOT_RUNNABLE
+    nxt = bp.what_to_run_next({"gpqa_diamond": 70, "mmlu_pro": 75}, targets="chat", top=None)
+    assert nxt.height > 20 and not set(nxt["benchmark"]) & NOT_RUNNABLE
+    allowed = bp.select_probes(k=1, targets=["lmarena_text"], allowlist=["epoch_eci", "hle"])
+    assert set(allowed.benchmarks) <= {"epoch_eci", "hle"}

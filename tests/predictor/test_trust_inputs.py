@@ -11,6 +11,7 @@ from predictor import BenchPress, UnknownNameError
 from predictor.paths import bundled_snapshot_dir
 from predictor.resolve import AmbiguousNameError, NameResolver, display_names, fold
 from predictor.trust import compare_with_known_models, resolve_costs, what_to_run_next
+from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.rankings import _reference_ids
 
 PROBES = {"gpqa_diamond": 80}
@@ -280,7 +281,8 @@ def test_top_must_be_a_positive_int(bp: BenchPress, top) -> None:
 
 def test_top_none_gives_every_candidate(bp: BenchPress) -> None:
     every = bp.what_to_run_next(PROBES, targets="chat", top=None)
-    assert every.height == len(bp.fit_benchmarks_) - len(PROBES)
+    runnable = [b for b in bp.fit_benchmarks_ if b not in NOT_RUNNABLE]
+    assert every.height == len(runnable) - len(PROBES)  # arenas and indices are not run
     assert every["rank"].to_list() == list(range(1, every.height + 1))
     assert bp.what_to_run_next(PROBES, targets="chat", top=3).equals(every.head(3))
 
