@@ -43,12 +43,13 @@ def _names(text: str, option: str) -> list[str]:
     return names
 
 
-def _targets(text: str | None):
-    from predictor.trust.profiles import PROFILES
-
-    if text is None or text in PROFILES:
-        return text
-    return _names(text, "--targets")
+def _targets(text: str | None) -> str | list[str] | None:
+    """One name is a profile or a benchmark (`resolve_targets` tells which); several are
+    benchmarks."""
+    if text is None:
+        return None
+    names = _names(text, "--targets")
+    return names[0] if len(names) == 1 else names
 
 
 def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:

@@ -22,13 +22,14 @@ import polars as pl
 class UnknownNameError(KeyError):
     """A name that no canonical id or alias matches; the message lists close matches."""
 
-    def __init__(self, kind: str, name: str, suggestions: list[str]):
-        self.kind, self.name, self.suggestions = kind, name, suggestions
+    def __init__(self, kind: str, name: str, suggestions: list[str], known: str = ""):
+        self.kind, self.name, self.suggestions, self.known = kind, name, suggestions, known
         super().__init__(self._message())
 
     def _message(self) -> str:
+        known = f"; {self.known}" if self.known else ""  # e.g. "profiles: chat, ..."
         hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
-        return f"unknown {self.kind} {self.name!r}{hint}"
+        return f"unknown {self.kind} {self.name!r}{known}{hint}"
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])

@@ -7,7 +7,10 @@ a list of benchmark ids passes through (filtered the same way, unknown ids raise
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
+
+from predictor.resolve import UnknownNameError
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "coding_assistant": (
@@ -29,6 +32,27 @@ PROFILES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _profile_key(text: str) -> str:
+    return "_".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+
+
+def profile_name(text: str) -> str | None:
+    """`coding_assistant`, `Coding assistant` or `coding-assistant` -> `coding_assistant`."""
+    key = _profile_key(text)
+    return key if key in PROFILES else None
+
+
+def close_profiles(text: str) -> list[str]:
+    """Profiles a typo may mean: `coding` or `codng` -> coding_assistant."""
+    key = _profile_key(text)
+
+    def close(name: str) -> bool:
+        words = [name, *name.split("_")]
+        return key in name or bool(difflib.get_close_matches(key, words, n=1, cutoff=0.75))
+
+    return [name for name in PROFILES if key and close(name)]
+
+
 def profile(name: str, available: Sequence[str] | None = None) -> list[str]:
     """The benchmarks of profile `name`, filtered to `available` when given."""
     if name not in PROFILES:
@@ -44,17 +68,30 @@ def resolve_targets(
 ) -> list[str] | None:
     """Profile name, list of benchmark names, or None (= every available benchmark -> None).
 
+    A profile is recognised in any spelling (`Coding assistant`, `coding-assistant`); one
+    unknown word is reported as an unknown profile or benchmark, with close matches of both.
+
     Names in a list are passed through `resolve` (e.g. `BenchPress.resolve_benchmark`); ids
     that resolve but are not in `available` raise. An empty result raises.
     """
     if targets is None:
         return None
     if isinstance(targets, str):
-        if targets in PROFILES:
-            out = profile(targets, available)
+        if (found := profile_name(targets)) is not None:
+            out = profile(found, available)
             if not out:
-                raise ValueError(f"profile {targets!r} has no benchmark in this snapshot")
+                raise ValueError(f"profile {found!r} has no benchmark in this snapshot")
             return out
+        if resolve is not None:
+            try:
+                resolve(targets)
+            except UnknownNameError as exc:  # one word: a misspelt profile is as likely
+                raise UnknownNameError(
+                    "profile or benchmark",
+                    targets,
+                    [*close_profiles(targets), *exc.suggestions],
+                    f"profiles: {', '.join(PROFILES)}",
+                ) from None
         targets = [targets]
     avail = set(available)
     out: list[str] = []

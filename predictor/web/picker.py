@@ -16,7 +16,6 @@ questions that miss the cache (budget 9.31, 9.32, ...) cannot take every core.
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from predictor.resolve import UnknownNameError
 from predictor.trust.costs import CATEGORY_COSTS, DEFAULT_COSTS, USD_PER_STANDARD_RUN
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.probes import ProbeSelection
-from predictor.trust.profiles import PROFILES, profile
+from predictor.trust.profiles import PROFILES, close_profiles, profile, profile_name
 from predictor.web import params
 from predictor.web.errors import ApiError, bad_request
 from predictor.web.params import Params
@@ -63,27 +62,6 @@ class ProbeRequest:
     allowlist: tuple[str, ...] | None  # None: every fitted benchmark may be a probe
 
 
-def _profile_key(text: str) -> str:
-    return "_".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
-
-
-def profile_name(text: str) -> str | None:
-    """`coding_assistant`, `Coding assistant` or `coding-assistant` -> `coding_assistant`."""
-    key = _profile_key(text)
-    return key if key in PROFILES else None
-
-
-def _close_profiles(text: str) -> list[str]:
-    """Profiles a typo may mean: `coding` or `codng` -> coding_assistant."""
-    key = _profile_key(text)
-
-    def close(name: str) -> bool:
-        words = [name, *name.split("_")]
-        return key in name or bool(difflib.get_close_matches(key, words, n=1, cutoff=0.75))
-
-    return [name for name in PROFILES if key and close(name)]
-
-
 def _fitted(bench: BenchPress, parameter: str, name: str, role: str) -> str:
     """A benchmark name resolved to a fitted id; errors name the parameter."""
     try:
@@ -117,7 +95,7 @@ def _targets(bench: BenchPress, query: Params) -> tuple[str | None, tuple[str, .
             try:
                 bench.resolve_benchmark(name)
             except UnknownNameError as exc:
-                close = [*_close_profiles(name), *exc.suggestions]
+                close = [*close_profiles(name), *exc.suggestions]
                 hint = f"; did you mean: {', '.join(close)}?" if close else ""
                 raise bad_request(
                     f"targets: unknown profile or benchmark {name!r}; profiles: {known}{hint}"

@@ -321,3 +321,15 @@ def test_next_width_columns_are_points_over_percent_targets(bp: BenchPress) -> N
     elo_only = bp.what_to_run_next(known, targets=["chatbot_arena_elo"], top=1)
     elo = preds["chatbot_arena_elo"]
     assert elo_only["width_before"][0] == pytest.approx(elo.high - elo.low)
+
+
+def test_one_unknown_target_word_suggests_profiles_too(bp: BenchPress) -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        bp.select_probes(k=1, targets="reasonin")
+    message = str(caught.value)
+    assert message.startswith(
+        "unknown profile or benchmark 'reasonin'; profiles: coding_assistant, chat, reasoning, "
+        "general_assistant; did you mean: reasoning, "
+    )
+    spelled = bp.select_probes(k=1, targets="Coding assistant")
+    assert spelled.benchmarks == bp.select_probes(k=1, targets="coding_assistant").benchmarks
