@@ -164,18 +164,31 @@ def cmd_next(args: argparse.Namespace) -> int:
     return 0
 
 
+TABLE_ROWS = 50  # suspicious cells in the human table unless --top says otherwise
+
+
 def cmd_suspicious(args: argparse.Namespace) -> int:
     from predictor.trust import suspicious_scores
 
     bp = _load(args)
-    frame = suspicious_scores(bp, threshold=args.threshold).head(args.top)
+    every = suspicious_scores(bp, threshold=args.threshold)
+    # the table shows TABLE_ROWS by default; --json/--csv mirror the whole Python frame
+    top = args.top or (None if args.json or args.csv else TABLE_ROWS)
+    frame = every if top is None else every.head(top)
 
     def table() -> None:
         print(f"snapshot {bp.version}: observed scores with |leave-one-out z| > {args.threshold:g}")
         columns = ["model_id", "benchmark_id", "observed", "predicted", "z"]
         print_frame(frame, [*columns, "source"] if "source" in frame.columns else columns)
+        if frame.height < every.height:
+            print(f"... {every.height - frame.height} more of {every.height}; --top N shows more")
 
-    payload = {"version": bp.version, "threshold": args.threshold, "rows": frame_rows(frame)}
+    payload = {
+        "version": bp.version,
+        "threshold": args.threshold,
+        "total": every.height,
+        "rows": frame_rows(frame),
+    }
     emit(args, frame, payload=payload, table=table)
     return 0
 
@@ -227,6 +240,10 @@ def register(subparsers) -> None:
         default=3.5,
         help="flag cells whose |leave-one-out z| exceeds this (default 3.5)",
     )
-    sus.add_argument("--top", type=positive_int, default=50, help="rows to show (default 50)")
+    sus.add_argument(
+        "--top",
+        type=positive_int,
+        help=f"rows to show (default: {TABLE_ROWS} in the table, every row with --json/--csv)",
+    )
     _common(sus)
     sus.set_defaults(func=cmd_suspicious)

@@ -155,6 +155,23 @@ def test_probes_next_suspicious_csv_are_their_frames(capsys, bp: BenchPress) -> 
     assert_csv_is(out, suspicious_scores(bp, threshold=8).head(4))
 
 
+def test_suspicious_says_how_many_rows_it_left_out(capsys, bp: BenchPress) -> None:
+    every = suspicious_scores(bp)
+    assert every.height > 50  # the bundled snapshot flags more than one table's worth
+    code, out, _ = cli(capsys, "suspicious", "--store", STORE, "--csv")
+    assert code == 0
+    assert_csv_is(out, every)  # the whole Python frame, as for every --csv
+    code, out, _ = cli(capsys, "suspicious", "--store", STORE, "--json")
+    doc = json.loads(out)
+    assert doc["total"] == every.height and len(doc["rows"]) == every.height
+    code, out, _ = cli(capsys, "suspicious", "--store", STORE, "--json", "--top", "2")
+    assert json.loads(out)["total"] == every.height and len(json.loads(out)["rows"]) == 2
+    code, out, _ = cli(capsys, "suspicious", "--store", STORE)
+    lines = out.strip().splitlines()
+    assert len(lines) == 2 + 50 + 1  # title, header, 50 rows, what was left out
+    assert lines[-1] == f"... {every.height - 50} more of {every.height}; --top N shows more"
+
+
 def test_snapshots_list_and_diff_csv(capsys, bp: BenchPress) -> None:
     code, out, _ = cli(capsys, "snapshots", "list", "--store", STORE, "--csv")
     assert code == 0
