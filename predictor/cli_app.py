@@ -40,6 +40,12 @@ def cmd_app(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must lie in 0-65535, got {args.port}")
+    if args.store is not None:  # a typo in --store: say so, as `predict --store` does
+        from predictor.stores import LocalStore, open_store
+
+        store = open_store(args.store)
+        if isinstance(store, LocalStore):
+            store.require_root()
     try:
         server = make_server(args.host, args.port, store=args.store, quiet=args.quiet)
     except OSError as exc:

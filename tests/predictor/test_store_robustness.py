@@ -273,8 +273,9 @@ def test_pull_of_a_broken_local_version_fails(
         ["snapshots", "list"],
         ["predict", "--scores", SCORES],
         ["snapshots", "pull", BUNDLED],
+        ["app", "--port", "0"],  # before binding: the page would serve no snapshot at all
     ],
-    ids=lambda argv: argv[0] if argv[0] == "predict" else argv[1],
+    ids=lambda argv: argv[0] if argv[0] in ("predict", "app") else argv[1],
 )
 def test_a_store_directory_that_does_not_exist_is_an_error(
     capsys: pytest.CaptureFixture[str], benchpress_home: Path, tmp_path: Path, argv: list[str]
