@@ -4,7 +4,13 @@ Depends on numpy, Polars and pyarrow only (never Dagster or DuckDB), so it insta
 imports on its own.
 """
 
-from predictor.api import BenchPress, MatrixView, Prediction, predictions_frame
+from predictor.api import (
+    BenchPress,
+    FractionScoresWarning,
+    MatrixView,
+    Prediction,
+    predictions_frame,
+)
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.resolve import AmbiguousNameError, UnknownNameError
@@ -16,6 +22,7 @@ __all__ = [
     "BayesianCompleter",
     "BenchPress",
     "Completion",
+    "FractionScoresWarning",
     "LowRankCompleter",
     "MatrixView",
     "Prediction",

@@ -7,6 +7,7 @@ bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,6 +37,10 @@ def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
 
 
 TRUST_WIDTH = 5.0  # points: the trust figure is P(|error| <= TRUST_WIDTH)
+
+
+class FractionScoresWarning(UserWarning):
+    """Probe scores that look like fractions (0-1) given where percentages are expected."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,25 @@ class BenchPress:
             if not np.isnan(row[column]):
                 raise ValueError(f"benchmark {benchmark!r} is given twice (as {name!r})")
             row[column] = value
+        self._warn_if_fractions(row)
         return row
+
+    def _warn_if_fractions(self, row: np.ndarray) -> None:
+        """Scores are percent (0-100). Every percent score at most 1 (gpqa_diamond=0.8) is
+        almost surely a fraction: the answer would be for a near-zero model, silently."""
+        given = [
+            (name, row[c])
+            for c, name in enumerate(self.fit_benchmarks_)
+            if np.isfinite(row[c]) and self._scale[name] == "percent"
+        ]
+        if given and all(v <= 1.0 for _, v in given) and any(v > 0.0 for _, v in given):
+            shown = ", ".join(f"{name}={v:g}" for name, v in given[:3])
+            warnings.warn(
+                f"every percent score given is at most 1 ({shown}): scores are percentages "
+                "(0-100), not fractions; multiply by 100 if these are fractions",
+                FractionScoresWarning,
+                stacklevel=4,
+            )
 
     def predict(
         self, probe_scores: Mapping[str, float], level: float = 0.9

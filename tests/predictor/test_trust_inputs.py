@@ -4,10 +4,12 @@ names, cost overrides by name, allowlists and `top`/`budget` out of range."""
 
 from __future__ import annotations
 
+import warnings
+
 import polars as pl
 import pytest
 
-from predictor import BenchPress, UnknownNameError
+from predictor import BenchPress, FractionScoresWarning, UnknownNameError
 from predictor.paths import bundled_snapshot_dir
 from predictor.resolve import AmbiguousNameError, NameResolver, display_names, fold
 from predictor.trust import compare_with_known_models, resolve_costs, what_to_run_next
@@ -333,3 +335,12 @@ def test_one_unknown_target_word_suggests_profiles_too(bp: BenchPress) -> None:
     )
     spelled = bp.select_probes(k=1, targets="Coding assistant")
     assert spelled.benchmarks == bp.select_probes(k=1, targets="coding_assistant").benchmarks
+
+
+def test_scores_that_look_like_fractions_are_warned_about(bp: BenchPress) -> None:
+    with pytest.warns(FractionScoresWarning, match=r"\(gpqa_diamond=0\.8, mmlu_pro=0\.75\)"):
+        bp.predict({"gpqa_diamond": 0.8, "mmlu_pro": 0.75})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # percentages, or a genuine zero: no warning
+        bp.predict({"gpqa_diamond": 80, "mmlu_pro": 0.75})
+        bp.predict({"hle": 0})
