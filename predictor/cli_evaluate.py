@@ -1,5 +1,7 @@
-"""`benchpress evaluate`: our default method, the BenchPress reference recipe and a column-mean
-baseline, side by side on the BenchPress paper matrix and its fold file.
+"""`benchpress evaluate`: our method, the BenchPress recipe and a baseline, side by side.
+
+Our default method, the BenchPress reference recipe and a column-mean baseline, run on the
+BenchPress paper matrix and its fold file.
 
 Wired into `benchpress` by `register(subparsers)`. The reference recipe is the plain loop port in
 `benchmarks/reference_recipe.py` when the repository checkout has it (the yardstick for the

@@ -81,7 +81,12 @@ def load_paper_matrix(path: str | Path) -> tuple[np.ndarray, list[str], list[str
 
 def load_folds(path: str | Path) -> list[Fold]:
     """Read the paper's fold file (e.g. folds_s10_f3_bs42_ms1.json)."""
-    data = json.loads(Path(path).read_text())
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"fold file {path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("folds"), list):
+        raise ValueError(f"fold file {path}: expected an object with a 'folds' list")
     return [
         Fold(
             seed=int(rec["seed"]),
@@ -627,10 +632,15 @@ def format_table(results: dict, reference: str | None = "reference") -> str:
         f"{proto['n_observed']} cells; held-out: {proto['n_folds']} folds, median over folds; "
         f"rank% = pairwise ranking accuracy (gap >= 5, median over benchmarks)"
     )
-    lines.append(
+    probe_note = (
         "probe = MedAE of hidden cells with " + ", ".join(proto["probes"]) + " revealed "
         "(leave one model out); probe* = counting revealed cells as exact (paper style); "
-        "fit s / probe s = wall seconds inside the completer (all folds / all left-out models), "
+        if proto["probes"]
+        else "probe protocol not run (--no-probe); "
+    )
+    lines.append(
+        probe_note
+        + "fit s / probe s = wall seconds inside the completer (all folds / all left-out models), "
         "cpu s = CPU seconds of the folds; speed = reference fit s / fit s"
     )
     lines += ["", format_interval_table(results)]
