@@ -384,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_options(listing)
     listing.set_defaults(func=cmd_snapshots_list)
     show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
-    show.add_argument("version", nargs="?", default="latest")
+    show.add_argument("version", nargs="?", default="latest", help="version (default latest)")
     show.add_argument("--store", type=store_uri, help=STORE_HELP)
     show.set_defaults(func=cmd_snapshots_show)
     check = snap_sub.add_parser(
@@ -396,14 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_options(check)
     check.set_defaults(func=cmd_snapshots_verify)
     pull = snap_sub.add_parser("pull", help="cache a version from a remote store, for offline use")
-    pull.add_argument("version", nargs="?", default="latest")
-    pull.add_argument(
-        "--store", type=store_uri, required=True, help="s3://bucket/prefix or https:// URL"
-    )
+    pull.add_argument("version", nargs="?", default="latest", help="version (default latest)")
+    pull.add_argument("--store", type=store_uri, required=True, help=STORE_HELP)
     pull.set_defaults(func=cmd_snapshots_pull)
     diff = snap_sub.add_parser("diff", help="what changed between two versions, with drift")
-    diff.add_argument("old")
-    diff.add_argument("new")
+    diff.add_argument("old", help="the older version")
+    diff.add_argument("new", help="the newer version")
     diff.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(
         diff,
