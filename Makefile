@@ -35,9 +35,8 @@ format: $(STAMP)
 
 # The Dagster UI on the code location (lineage, runs, checks, the daily schedule).
 dagster: $(STAMP)
-	mkdir -p $(BENCHPRESS_HOME)/dagster
-	test -f $(BENCHPRESS_HOME)/dagster/dagster.yaml || cp dagster.yaml $(BENCHPRESS_HOME)/dagster/
-	DAGSTER_HOME=$(BENCHPRESS_HOME)/dagster $(BIN)/dagster dev -m pipelines.definitions
+	BENCHPRESS_HOME=$(BENCHPRESS_HOME) $(BIN)/python -c "from pipelines.run import ensure_dagster_home; ensure_dagster_home()"
+	DAGSTER_HOME=$(BENCHPRESS_HOME)/dagster $(BIN)/dagster dev  # [tool.dagster]: location "benchpress"
 
 # The local web page on http://127.0.0.1:8765 (predict, compare, matrix, fit plots).
 app: $(STAMP)

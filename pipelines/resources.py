@@ -83,6 +83,11 @@ class FetcherResource(dg.ConfigurableResource):
             replay_root=self.replay_root or None,
         )
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """A mode or mirror that cannot work fails the run once, when the resource starts,
+        with the reason (a UI or schedule run would otherwise fail every fetch step)."""
+        self.fetcher()
+
 
 class PublishGateResource(dg.ConfigurableResource):
     """Explicit, documented override of drift checks for intended changes.

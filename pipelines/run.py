@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -24,13 +23,26 @@ from predictor.paths import benchpress_home, dagster_home
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
+MANAGED_MARK = "# managed by benchpress-llm"  # first line of a home's dagster.yaml we may replace
+
+
 def ensure_dagster_home(home: Path | None = None) -> Path:
-    """BENCHPRESS_HOME/dagster with the repo's dagster.yaml in it (the refresh's instance)."""
+    """BENCHPRESS_HOME/dagster with the repo's dagster.yaml in it (the refresh's instance).
+
+    A copy that still starts with `MANAGED_MARK` is replaced when the repo's file changed, so
+    a fix to the instance settings (run monitoring, pools) reaches homes made before it; a copy
+    without the mark was edited on purpose and is left alone."""
     target = dagster_home(home)
     target.mkdir(parents=True, exist_ok=True)
     config = target / "dagster.yaml"
-    if not config.exists() and REPO_DAGSTER_YAML.exists():
-        shutil.copyfile(REPO_DAGSTER_YAML, config)
+    if not REPO_DAGSTER_YAML.exists():
+        return target
+    wanted = REPO_DAGSTER_YAML.read_bytes()
+    current = config.read_bytes() if config.exists() else None
+    if current is None or (current != wanted and current.startswith(MANAGED_MARK.encode())):
+        scratch = config.with_name(".dagster.yaml.new")
+        scratch.write_bytes(wanted)
+        scratch.replace(config)  # atomic: a starting UI never reads half a file
     return target
 
 

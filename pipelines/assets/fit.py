@@ -9,7 +9,7 @@ from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import PublishGateResource, WarehouseResource
-from pipelines.settings import fit_params, guard_thresholds, parse_accepted
+from pipelines.settings import DRIFT_CHECKS, fit_params, guard_thresholds, parse_accepted
 from pipelines.stages.figures import (
     add_guard_figures,
     fit_figures_and_plots,
@@ -27,6 +27,7 @@ from predictor.snapshots import SnapshotError
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import (
+    CheckRecord,
     StagedRun,
     check_records,
     current_parse_rows,
@@ -41,10 +42,25 @@ from warehouse.status import source_status
 
 PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapshots
 PARENT_RUN_TAG = "dagster/parent_run_id"  # set by Dagster on a re-execution
-ACCEPT_ROUTE = (
-    "for an intended change run `benchpress refresh --accept-drift NAME` (or the refresh job "
-    "with BENCHPRESS_ACCEPT_DRIFT=NAME) for the failed drift checks"
-)
+
+
+def accept_route(records: dict[str, CheckRecord]) -> str:
+    """What an operator can do about the failed checks: only drift checks can be accepted."""
+    drift = [
+        name
+        for name in DRIFT_CHECKS
+        if (record := records.get(name)) is not None and not (record.passed or record.accepted)
+    ]
+    if not drift:
+        return (
+            "these checks cannot be accepted (only drift checks can): fix the data, the alias "
+            "tables or the thresholds"
+        )
+    names = ",".join(drift)
+    return (
+        f"for an intended change run `benchpress refresh --accept-drift {names}` (or the "
+        f"refresh job with BENCHPRESS_ACCEPT_DRIFT={names})"
+    )
 
 
 def run_lineage(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> list[str]:
@@ -165,7 +181,7 @@ def published_snapshot(
     if problems:
         raise dg.Failure(
             description=f"staged snapshot {staged.content_hash[:12]} (run {staged.run_id}) is "
-            f"not published: {'; '.join(problems)}; {ACCEPT_ROUTE}",
+            f"not published: {'; '.join(problems)}; {accept_route(records)}",
             metadata={
                 "content_hash": staged.content_hash,
                 "staged_by": staged.run_id,
@@ -225,7 +241,7 @@ def _nothing_staged(run_id: str, latest: StagedRun | None, records: dict) -> str
         return text + "; nothing is staged at all"
     problems = gate_problems(latest, records)
     verdict = (
-        f"it failed its blocking checks: {'; '.join(problems)}; {ACCEPT_ROUTE}"
+        f"it failed its blocking checks: {'; '.join(problems)}; {accept_route(records)}"
         if problems
         else "it passed its checks in that run"
     )

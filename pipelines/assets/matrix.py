@@ -9,17 +9,13 @@ from pipelines.identity.registry import load_registry
 from pipelines.resources import WarehouseResource
 from pipelines.sources import SOURCES
 from pipelines.stages.normalize import normalize_scores, resolution_summary, unresolved_names
+from pipelines.stages.quality import frame_markdown
 from pipelines.transforms.matrix import build_matrix
 from warehouse.scores import read_table, replace_table
 
 
 def _markdown(frame: pl.DataFrame, limit: int = 30) -> dg.MetadataValue:
-    head = frame.head(limit)
-    lines = ["| " + " | ".join(head.columns) + " |", "|" + "---|" * len(head.columns)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in head.iter_rows()]
-    if frame.height > limit:
-        lines.append(f"\n... {frame.height - limit} more rows")
-    return dg.MetadataValue.md("\n".join(lines))
+    return dg.MetadataValue.md(frame_markdown(frame, limit))
 
 
 @dg.asset(
@@ -77,7 +73,7 @@ def score_matrix(warehouse: WarehouseResource) -> dg.MaterializeResult:
         replace_table(con, "matrix_cells", cells)
         replace_table(con, "matrix_conflicts", conflicts)
     crash_point("score_matrix")
-    by_source = cells.group_by("source").len().sort("source")
+    by_source = cells.group_by("source").len(name="cells").sort("source")
     return dg.MaterializeResult(
         metadata={
             "models": cells["model_id"].n_unique(),

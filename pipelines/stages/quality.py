@@ -320,6 +320,24 @@ def md_text(text: object) -> str:
     return out
 
 
+def frame_markdown(frame: pl.DataFrame, limit: int = 30) -> str:
+    """The first `limit` rows of `frame` as a markdown table for asset metadata: leaderboard
+    strings escaped (`md_text`), floats to 6 significant digits (not 92.30000000000001)."""
+
+    def cell(value: object) -> str:
+        if value is None:
+            return ""
+        return md_text(f"{value:.6g}" if isinstance(value, float) else value)
+
+    head = frame.head(limit)
+    lines = ["| " + " | ".join(md_text(c) for c in head.columns) + " |"]
+    lines.append("|" + "---|" * len(head.columns))
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in head.iter_rows()]
+    if frame.height > limit:
+        lines.append(f"\n... {frame.height - limit} more rows")
+    return "\n".join(lines)
+
+
 def jumps_markdown(cells: list[dict[str, object]]) -> str:
     """The jumped cells of `cell_move_figures` as an escaped markdown table."""
     lines = [
