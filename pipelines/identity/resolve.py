@@ -32,7 +32,14 @@ import polars as pl
 
 from pipelines.identity.catalogue import HEADLINE_SOURCES, Catalogue, Identity
 from pipelines.identity.registry import CANONICAL_SOURCE, FRACTION_UNITS, PERCENT_UNITS, Registry
-from pipelines.identity.rules import NAME_FIELD, ParsedName, normalise_base, parse_name
+from pipelines.identity.rules import (
+    DISPLAY_FIELD,
+    IDENTITY_FROM,
+    NAME_FIELD,
+    ParsedName,
+    normalise_base,
+    parse_name,
+)
 from pipelines.identity.settings import Setting
 
 # Resolution of a row: the benchmark, then the model, then the value.
@@ -285,11 +292,20 @@ class BenchmarkResolver:
 
 # ------------------------------------------------------------------------------ the frame
 def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
-    """The model name each source's grammar is read from, plus SWE-bench's per-model runs."""
+    """The model name each source's grammar is read from (per source, `NAME_FIELD`, or per row,
+    `extra["identity_from"]`), the display name read beside it (`DISPLAY_FIELD`), plus
+    SWE-bench's per-model runs."""
     source = pl.col("source")
     name = pl.col("model_key")
     for src, field in NAME_FIELD.items():
         name = pl.when(source == src).then(pl.coalesce(field, "model_key")).otherwise(name)
+    by_name = (pl.col("extra").str.json_path_match(f"$.{IDENTITY_FROM}") == "model_name").fill_null(
+        False
+    ) & pl.col("model_name").is_not_null()
+    name = pl.when(by_name).then(pl.col("model_name")).otherwise(name)
+    display = pl.lit(None, pl.String)
+    for src, field in DISPLAY_FIELD.items():
+        display = pl.when((source == src) & ~by_name).then(pl.col(field)).otherwise(display)
     date = pl.coalesce(
         [pl.col("extra").str.json_path_match(f"$.{f}").str.slice(0, 10) for f in EVAL_DATE_FIELDS]
     )
@@ -315,6 +331,7 @@ def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
         # the Verified board repeats the bash-only runs as "mini-SWE-agent + <model>"
         pl.when(per_model)
         .then(pl.col("model_name").str.replace(r"^.*\+\s*", ""))
+        .otherwise(display)
         .alias("_display"),
         (is_swe & ~per_model).alias("_system"),
     ).drop("_tags")

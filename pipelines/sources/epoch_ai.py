@@ -8,6 +8,43 @@ its values are range-checked against it. One output row per CSV data row.
 Many files list a model several times (results from several papers, dates or runs): all rows
 are kept, and the rows sharing a model, setting and benchmark name each other in
 `extra["same_key_rows"]`, so the matrix's choice among them leaves the others named.
+
+**`Name` vs `Model version`.** The files that republish paper tables (`*_external` with a `Name`
+column) carry the name the paper printed (`Name`) next to Epoch's model link (`Model version`).
+In the 2026-01-17 export 1,303 of the 2,771 keyed rows of the benchmark files have a `Name` that
+differs from `Model version`; almost all are spellings of the same model (594 differ only in case
+and punctuation, e.g. `Mistral 7B` / `Mistral-7B-v0.1`; most others drop or add a size, version or
+date - `LLAMA 1 7B` / `LLaMA-7B`, `GPT-3 (175B)` / `text-davinci-001`, `Llama 3 (8B)` /
+`Meta-Llama-3-8B-Instruct`). Those are left alone: `Model version` names the model. A row is
+not credited to `Model version` only when `Name` contradicts it (`name_conflict`):
+
+- **base**: `Name` says the pretrained model (a word `Base`) and `Model version` does not
+  (`DeepSeek-V3 Base` / `DeepSeek-V3`: the base model's numbers from the V3 paper were linked to
+  the chat model): 32 rows (DeepSeek-V3 7, DeepSeek-V2 8, Qwen2.5-72B 8, Llama-3.1-405B 8,
+  ChatGLM2-6B 1). Qwen2.5-72B, Llama-3.1-405B and DeepSeek-V2 are the pretrained models under
+  their Hugging Face names already: their `Name`s place them only once `model_aliases.csv`
+  maps those spellings onto the `Model version` ids (the rules alone build `<name>-base`).
+- **size**: both state a parameter count and they share none (`Qwen2.5-Coder-3B` /
+  `Qwen2.5-Coder-32B`, `Llama 2 (7B)` / `Llama-2-70b-hf`), or both state a size tier that differs
+  (`Phi-3-small` / `Phi-3-mini-4k-instruct`, `PaLM 2-L` / `PaLM 2-S`): 4 rows. `Qwen-1_8B` is
+  1.8B, and LLaMA-1 33B is also published as 30B (`SIZE_SYNONYMS`).
+- **system**: `Name` shares no word with `Model version`: a method or system built on the model
+  (`AdaReTaKe` / `Qwen2.5-VL-72B-Instruct`, `ReTaKe`, `QuoTA`, `ShareGeminiXMU`): 4 rows. OpenAI's
+  legacy API ids (`davinci`, `text-davinci-00x`, `curie` ...) are GPT-3/GPT-3.5 under another word
+  and are not a conflict (`SAME_FAMILY`).
+
+A base or size conflict names one model in `Name`, so the row is identified from `Name` instead:
+`extra["identity_from"] = "model_name"` (read by `pipelines/identity/resolve.py`) with the reason in
+`extra["name_conflict"]`; it then no longer competes with the `Model version` rows for a cell
+(`same_key_rows` groups it under its `Name`). A system conflict names no model, so the row is kept
+with a null value and a `rejected` reason (`published_value` holds the number). The ECI file's
+`Model name`/`Display name` are Epoch's family-level labels (`o1` for `o1-pro-2025-03-19_low`) and
+are not checked.
+
+**Incomplete runs.** Epoch-run files carry the run `id`; a run id marked incomplete
+(`..._frankenstein_run_incomplete`, `frontiermath.csv` line 2, DeepSeek-V3.2) is kept with a null
+value and a `rejected` reason. `frankenstein` alone marks a run stitched from several attempts
+(5 rows in chess_puzzles, frontiermath, frontiermath_tier_4) and is not a sign of an incomplete run.
 """
 
 from __future__ import annotations
@@ -143,6 +180,89 @@ EXTRA_NUMERIC = {
 }
 
 
+# --------------------------------------------------------------- Name vs Model version
+# Words that name the same model under another word: OpenAI's legacy API ids are GPT-3 / GPT-3.5.
+SAME_FAMILY: dict[str, frozenset[str]] = {
+    "gpt": frozenset({"davinci", "curie", "babbage", "ada"}),
+}
+# Parameter counts that denote one model: LLaMA-1 33B is also published as 30B.
+SIZE_SYNONYMS: tuple[frozenset[str], ...] = (frozenset({"30b", "33b"}),)
+SIZE_TIERS = frozenset({"nano", "micro", "tiny", "mini", "small", "medium", "large", "xl", "xxl"})
+_SIZE = re.compile(r"(?<![a-z0-9.])((?:\d+x)?\d+(?:\.\d+)?[bm])(?![a-z0-9])")
+_LETTER_TIER = re.compile(r"(?<=\d)[\s-]+(xs|s|m|l|xl)$")  # PaLM 2-S / PaLM 2-L
+_INCOMPLETE = re.compile(r"(?:^|[^a-z])(?:incomplete|unfinished|aborted)(?:[^a-z]|$)")
+
+
+def _words(text: str) -> set[str]:
+    """Name words: runs of letters and digits holding a letter (`o1`, `t5`, `llama`), two
+    characters or more, sizes (`7b`) left out."""
+    return {
+        w
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+        if len(w) >= 2 and re.search(r"[a-z]", w) and not re.fullmatch(r"\d+(?:x\d+)?[bmk]", w)
+    }
+
+
+def _sizes(text: str) -> set[str]:
+    low = re.sub(r"(?<=\d)_(?=\d)", ".", text.lower())  # Qwen-1_8B is 1.8B
+    low = re.sub(r"[\s_()-]+", " ", low)
+    found = set(_SIZE.findall(low))
+    for synonyms in SIZE_SYNONYMS:
+        if found & synonyms:
+            found |= synonyms
+    return found
+
+
+def _tiers(text: str) -> set[str]:
+    tiers = {w for w in re.findall(r"[a-z]+", text.lower()) if w in SIZE_TIERS}
+    if match := _LETTER_TIER.search(text.lower().strip()):
+        tiers.add(match.group(1))
+    return tiers
+
+
+def _shares_word(key: str, name: str) -> bool:
+    """Whether `name` and `key` share a word (one may run into the next: `OpenLLaMA` /
+    `open_llama`), counting a legacy OpenAI id as its GPT family name."""
+    key_words, name_words = _words(key), _words(name)
+    for family, members in SAME_FAMILY.items():
+        for words in (key_words, name_words):
+            if words & members:
+                words.add(family)
+    if key_words & name_words:
+        return True
+    key_run = re.sub(r"[^a-z0-9]", "", key.lower())
+    name_run = re.sub(r"[^a-z0-9]", "", name.lower())
+    return any(len(w) >= 3 and w in key_run for w in name_words) or any(
+        len(w) >= 3 and w in name_run for w in key_words
+    )
+
+
+def name_conflict(key: str, name: str) -> tuple[str, str] | None:
+    """(kind, reason) when `Name` contradicts `Model version` (module docstring), else None."""
+    if not name or name == key:
+        return None
+    if not _shares_word(key, name):
+        return "system", (
+            f"Name {name!r} shares no word with Model version {key!r}: another system or "
+            "method, not the model"
+        )
+    if "base" in _words(name) and "base" not in _words(key):
+        return "base", f"Name {name!r} is the base model, Model version {key!r} is not"
+    key_sizes, name_sizes = _sizes(key), _sizes(name)
+    if key_sizes and name_sizes and not key_sizes & name_sizes:
+        return "size", (
+            f"Name {name!r} states size {'/'.join(sorted(name_sizes))}, Model version {key!r} "
+            f"{'/'.join(sorted(key_sizes))}"
+        )
+    key_tiers, name_tiers = _tiers(key), _tiers(name)
+    if key_tiers and name_tiers and not key_tiers & name_tiers:
+        return "size", (
+            f"Name {name!r} states size {'/'.join(sorted(name_tiers))}, Model version {key!r} "
+            f"{'/'.join(sorted(key_tiers))}"
+        )
+    return None
+
+
 def _snake(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
 
@@ -273,8 +393,16 @@ def _parse_member(member: str, data: bytes) -> list[dict[str, object]]:
                 break
         facts: dict[str, object] = {"score_column": score_column}
         facts.update(_extra(header, fields, {"Model version", score_column}))
+        for own in ("identity_from", "name_conflict"):  # ours to set, never a payload column's
+            facts.pop(own, None)
         raw = cell.get(score_column, "").strip()
         value: float | None = None
+        conflict = name_conflict(key, cell.get("Name", "").strip()) if key else None
+        run_id = cell.get("id", "").strip()
+        if conflict is not None:
+            facts["name_conflict"] = conflict[1]
+            if conflict[0] != "system":
+                facts["identity_from"] = "model_name"
         if len(fields) != len(header):
             facts["rejected"] = f"ragged row: {len(fields)} fields for {len(header)} columns"
         elif not key:
@@ -283,6 +411,10 @@ def _parse_member(member: str, data: bytes) -> list[dict[str, object]]:
             facts["rejected"] = f"no unit known for benchmark file {member}"
         elif raw == "":
             facts["rejected"] = f"blank {score_column}"
+        elif _INCOMPLETE.search(run_id.lower()):
+            facts["rejected"] = f"incomplete run (id {run_id!r})"
+        elif conflict is not None and conflict[0] == "system":
+            facts["rejected"] = conflict[1]
         else:
             value = finite_value(SOURCE_ID, where, raw, f"{ref}, {score_column}")
             if value is not None and not low <= value <= high:
@@ -315,7 +447,17 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
     rows: list[dict[str, object]] = []
     for member, data in sorted(read_members(payloads[URL]).items()):
         rows.extend(_parse_member(member, data))
-    return mark_repeated_keys(scores_frame(rows))
+    frame = scores_frame(rows)
+    # a row identified from its Name competes for a cell under that name, not under the key
+    by_name = pl.col("extra").str.json_path_match("$.identity_from") == "model_name"
+    keyed = frame.with_columns(
+        pl.when(by_name.fill_null(False))
+        .then(pl.col("model_name"))
+        .otherwise(pl.col("model_key"))
+        .alias("model_key")
+    )
+    marked = mark_repeated_keys(keyed)
+    return frame.with_columns(marked["extra"])
 
 
 SOURCE = Source(

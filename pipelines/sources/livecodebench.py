@@ -17,7 +17,10 @@ re-runs reproducible; the window itself (`window_start`/`window_end`), the numbe
 flag for that window (`release_date >= window_start`) are stored in `extra`, so a narrower window
 can be recomputed from the same payload later. One row per model, benchmark key `code_generation`.
 
-`model_key` is `model_name` (the API id); `model_name` in the output is `model_repr`. A model
+`model_key` is `model_name` (the API id); `model_name` in the output is `model_repr`, which can
+state a setting the API id does not (`claude-3-7-sonnet-20250219` is shown as
+`Claude-3.7-Sonnet (Thinking)`, `model_style` `Claude3Thinking`): identity reads both
+(`DISPLAY_FIELD` in `pipelines/identity/rules.py`), so that run is the thinking one. A model
 listed without records is kept with a null value and a `rejected` reason; records naming a model
 missing from `models` are still aggregated (keyed by their display name) with a note. Repeated
 (model, problem) records with the same value are counted once; with different values they are a

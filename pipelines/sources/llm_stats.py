@@ -27,6 +27,64 @@ is 100 (the older snapshot's 73 records such as mbpp 90.2 / 0.902); `rating` for
 (`cfeval` 2071 / 0.2071, older `codeforces` 1977), recognised by the benchmark id or a ratio of at
 least 1000. A score above 1 matching none of these cannot be placed on a scale: it is kept with a
 null value and a `rejected` reason. A negative score is a ParseError.
+
+`analysis_method` (517 distinct strings over the 2,224 records of the recorded copy, 75 null) is
+read by explicit rules, case-insensitive, never fuzzily; the text stays in `extra`.
+
+Setting (the model's mode, stated through the same `thinking_budget` / `reasoning_effort`
+columns other sources use, so `rules.parse_name` merges it into the model's `Setting`):
+
+    pattern (SETTING_RULES)                           column                 records
+    non-thinking | without thinking | no thinking |   thinking_budget "0"    Non-Thinking mode,
+      no extended thinking | reasoning off              (= thinking off)     GPT-4o without
+                                                                             thinking mode, ...
+    extended thinking ... up to <n>K tokens           thinking_budget "<n>K" Claude 4 tables
+    thinking mode | reasoning mode | reasoning on |   thinking_budget "on"   DeepSeek, GPT-5/o3,
+      thinking no tools | extended thinking |                                Nemotron ("Pass@1,
+      a comma-separated part that is "Reasoning"                             Reasoning")
+    o<k>[-mini][- ]low|medium|high                    reasoning_effort       "o3-mini high"
+
+"Off" is tested first ("No extended thinking", "without thinking mode" also contain the "on"
+words). Descriptions that merely mention reasoning ("Graduate-level reasoning", "Commonsense
+reasoning") match nothing. A budget is read only after "extended thinking" (Anthropic's budget
+parameter); GPT-5's "Thinking mode enabled (up to 128K tokens)" is an output cap, not a budget.
+
+Protocol (PROTOCOL_RULES, first match wins). The matrix publishes a benchmark's standard
+single-attempt score; anything else is kept with a null value and a `rejected` reason (and the
+rule's label in `analysis_rule`), or moved to the variant benchmark key `<key>-(<variant>)`
+(llm-stats' own spelling of variants, e.g. `swe-bench-verified-(agentless)`) that
+`benchmark_aliases.csv` maps when the registry has that benchmark (the record's own id is kept
+in `extra["record_benchmark_id"]`):
+
+    label            pattern                                      action
+    samples          pass@k / cons@k / maj@k with k > 1           reject (best of / vote over k)
+                     (Avg@k and maj@1 are single-attempt           (pass@2 on Aider Polyglot keys
+                     estimates and stay)                           is Aider's own score and stays)
+    aider-pass@2     `aider` key + pass@2                          reject: 2025 vendor "Aider
+                                                                   Pass@2" is Aider Polyglot, the
+                                                                   key maps to the code-editing set
+    parallel         parallel test-time compute | multiple         reject
+                     (parallel) attempts
+    earnings         earnings                                      reject (SWE-Lancer dollars)
+    estimate         starts with "Estimated"                       reject (not a measured score)
+    error-rate       WER | word error rate (not "1 - WER")         reject (lower is better)
+    percentile       percentile                                    reject (a rank, not a score)
+    text-only        text-only | text subset | text-based          HLE keys: variant `text-only`
+                     questions only                                (-> hle_text)
+    tools            with tools | (... tools) | + browser |        agentic keys (swe-bench*,
+                     + browsing | search agent | tool use |        terminal-bench*, tau*,
+                     python tool, after removing "no tools",       browsecomp*, osworld*,
+                     "without tools", "w/o tool use",              frontiermath, bfcl*, aider*):
+                     "no custom tools"                             standard, kept; HLE keys:
+                                                                   variant `with-tools`
+                                                                   (-> hle_tools); any other key:
+                                                                   reject (closed-book benchmark)
+
+One reviewed data fix (COPIED_TABLES): llm-stats' `qwen3-235b-a22b` file holds 15 records copied
+from the Qwen3-235B-A22B-Base (pretrained) table of the Qwen3 blog (mmlu 0.8781, gpqa 0.4747 ...);
+each is matched by (model id, benchmark id, exact score) and keyed `qwen3-235b-a22b-base`
+(original id in `extra["record_model_id"]`), which `model_aliases.csv` places (today: unresolved,
+no base-model id in `models.csv`). The chat-model records of the file keep their key.
 """
 
 from __future__ import annotations
@@ -61,6 +119,142 @@ RATING_BENCHMARKS = frozenset({"codeforces", "cfeval"})
 MAX_RATING = 10000.0
 TOLERANCE = 1e-9
 MAX_FILES = 2000  # ~340 files today (169 models); a listing far beyond that is suspicious
+
+# ------------------------------------------------------------------ analysis_method rules
+_I = re.IGNORECASE
+# (pattern, thinking_budget column value); "off" first (module docstring)
+SETTING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\bnon-thinking\b|\bwithout thinking\b|\bno (?:extended )?thinking\b"
+            r"|\breasoning off\b",
+            _I,
+        ),
+        "0",
+    ),
+    (re.compile(r"\bextended thinking\b[^.]*?\bup to (?P<budget>\d+)\s*k tokens\b", _I), ""),
+    (
+        re.compile(
+            r"\bthinking mode\b|\breasoning mode\b|\breasoning on\b|\bthinking no tools\b"
+            r"|\bextended thinking\b|(?:^|,)\s*reasoning\s*(?:,|$)",
+            _I,
+        ),
+        "on",
+    ),
+)
+EFFORT_RULE = re.compile(r"\bo\d(?:-mini)?[ -](?P<effort>low|medium|high)\b", _I)
+
+SAMPLES = re.compile(r"\b(?P<kind>pass|cons|maj(?:ority)?)\s*@\s*(?P<k>\d+)", _I)
+PARALLEL = re.compile(r"parallel test-time compute|multiple (?:parallel )?attempts", _I)
+EARNINGS = re.compile(r"\bearnings\b", _I)
+ESTIMATE = re.compile(r"^\s*estimated\b", _I)
+ERROR_RATE = re.compile(r"\bWER\b|\bword error rate\b", _I)
+ONE_MINUS_WER = re.compile(r"\b1\s*-\s*WER\b", _I)
+PERCENTILE = re.compile(r"\bpercentile\b", _I)
+TEXT_ONLY = re.compile(r"\btext[- ]only\b|\btext subset\b|\btext-based questions only\b", _I)
+NO_TOOLS = re.compile(r"\b(?:no|without|w/o)\s+(?:custom\s+)?tools?\b(?:\s+use\b)?", _I)
+TOOLS = re.compile(
+    r"\bwith tools\b|\btools\)|\+\s*browser|\+\s*browsing|\bsearch agent\b|\btool use\b"
+    r"|\bpython tool\b",
+    _I,
+)
+# benchmarks whose standard protocol gives the model tools (agents, browsing, a Python sandbox)
+AGENTIC_KEYS = re.compile(
+    r"^(?:swe-bench|terminal-bench|tau|browsecomp|osworld|frontiermath|bfcl|aider)", _I
+)
+AIDER_POLYGLOT_KEYS = re.compile(r"^aider-polyglot", _I)
+HLE_KEYS = frozenset({"hle", "humanity's-last-exam"})
+
+# Reviewed data fixes: (model_id, benchmark_id, exact score) -> the model the record is about.
+# The Qwen3 blog's Qwen3-235B-A22B-Base table, copied into llm-stats' chat-model file.
+COPIED_TABLES: dict[tuple[str, str, float], str] = {
+    ("qwen3-235b-a22b", bench, score): "qwen3-235b-a22b-base"
+    for bench, score in (
+        ("mmlu", 0.8781),
+        ("mmlu-redux", 0.874),
+        ("mmlu-pro", 0.6818),
+        ("supergpqa", 0.4406),
+        ("bbh", 0.8887),
+        ("gpqa", 0.4747),
+        ("gsm8k", 0.9439),
+        ("math", 0.7184),
+        ("evalplus", 0.776),
+        ("multipl-e", 0.6594),
+        ("mbpp", 0.814),
+        ("crux-o", 0.79),
+        ("mgsm", 0.8353),
+        ("mmmlu", 0.867),
+        ("include", 0.7346),
+    )
+}
+
+
+def method_setting(method: str | None) -> tuple[str | None, str | None]:
+    """(thinking_budget, reasoning_effort) an `analysis_method` states (SETTING_RULES)."""
+    if not method:
+        return None, None
+    budget = None
+    for pattern, value in SETTING_RULES:
+        match = pattern.search(method)
+        if match:
+            budget = f"{match['budget']}K" if "budget" in pattern.groupindex else value
+            break
+    effort = EFFORT_RULE.search(method)
+    return budget, effort["effort"].lower() if effort else None
+
+
+def method_protocol(method: str | None, bench: str) -> tuple[str, str, str] | None:
+    """(label, action, detail) of the first PROTOCOL rule an `analysis_method` matches on
+    benchmark key `bench`: action `reject` (detail = the reason) or `variant` (detail = the
+    variant name); None = the benchmark's standard protocol."""
+    if not method:
+        return None
+    low = bench.lower()
+    for match in SAMPLES.finditer(method):
+        k = int(match["k"])
+        if k <= 1:
+            continue
+        if match["kind"].lower() == "pass" and k == 2 and AIDER_POLYGLOT_KEYS.match(low):
+            continue  # Aider's own score is pass_rate_2 (a second try after test feedback)
+        if low == "aider" and match["kind"].lower() == "pass" and k == 2:
+            return (
+                "aider-pass@2",
+                "reject",
+                "Pass@2 on 'aider': vendor tables of 2025 report Aider Polyglot's pass@2; "
+                "'aider' is the 133-exercise code-editing set",
+            )
+        return (
+            "samples",
+            "reject",
+            f"{match.group(0)!r}: scored over {k} samples, not the single-attempt score",
+        )
+    if PARALLEL.search(method):
+        return (
+            "parallel",
+            "reject",
+            "several attempts with a selection step (parallel test-time compute), "
+            "not the single-attempt score",
+        )
+    if EARNINGS.search(method):
+        return ("earnings", "reject", "earnings-based (dollar) evaluation, not a percent of tasks")
+    if ESTIMATE.search(method):
+        return ("estimate", "reject", "an estimate, not a measured score")
+    if ERROR_RATE.search(method) and not ONE_MINUS_WER.search(method):
+        return ("error-rate", "reject", "a word error rate (lower is better), not an accuracy")
+    if PERCENTILE.search(method):
+        return ("percentile", "reject", "a percentile rank, not a percent score")
+    if low in HLE_KEYS and TEXT_ONLY.search(method):
+        return ("text-only", "variant", "text-only")
+    tools = TOOLS.search(NO_TOOLS.sub(" ", method))
+    if tools and not AGENTIC_KEYS.match(low):
+        if low in HLE_KEYS:
+            return ("tools", "variant", "with-tools")
+        return (
+            "tools",
+            "reject",
+            f"tool use ({tools.group(0).strip()!r}) on a closed-book benchmark",
+        )
+    return None
 
 
 def _listing_paths(data: bytes) -> list[str]:
@@ -199,6 +393,10 @@ def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) ->
         }
         if facts["records_for_pair"] == 1:
             facts["records_for_pair"] = None
+        method = record.get("analysis_method")
+        method = method if isinstance(method, str) else None
+        budget, effort = method_setting(method)
+        protocol = method_protocol(method, bench) if bench else None
         unit = None
         reason = None
         if not key:
@@ -213,6 +411,18 @@ def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) ->
             unit = _unit(score, normalized, bench)
             if unit is None:
                 reason = f"score {score} with normalized_score {normalized}: scale unknown"
+        bench_name = record.get("benchmark_name") or bench or None
+        copied = COPIED_TABLES.get((key, bench, score)) if score is not None else None
+        if copied:
+            facts["record_model_id"], key = key, copied
+        if protocol is not None:
+            label, action, detail = protocol
+            facts["analysis_rule"] = label
+            if action == "variant":
+                facts["record_benchmark_id"] = bench
+                bench, bench_name = f"{bench}-({detail})", f"{bench_name} ({detail})"
+            elif reason is None:
+                reason = detail
         row = {
             "source": SOURCE_ID,
             "payload_url": url,
@@ -220,8 +430,10 @@ def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) ->
             "model_key": key or None,
             "model_name": model.get("name") or key or None,
             "benchmark_key": bench or None,
-            "benchmark_name": record.get("benchmark_name") or bench or None,
+            "benchmark_name": bench_name,
             "unit": unit or "score",  # only rejected rows lack a unit
+            "thinking_budget": budget,
+            "reasoning_effort": effort,
         }
         if reason:
             rows.append({**row, "value": None, "extra": extra_json({**facts, "rejected": reason})})

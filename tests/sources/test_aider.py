@@ -57,7 +57,8 @@ def test_counts(frame: pl.DataFrame) -> None:
     }
     assert counts == {"polyglot": (69, 69, 68), "edit": (98, 98, 98)}
     assert frame["unit"].unique().to_list() == ["percent"]
-    assert frame["value"].null_count() == 0
+    # partial runs (test_cases short of the board's set) are kept without a value
+    assert frame["value"].null_count() == 3  # 3 edit runs: test_aider_partial_runs.py
     assert frame["value"].min() == 3.6 and frame["value"].max() == 88.0
 
 

@@ -57,12 +57,20 @@ def test_listing_discovers_every_model_file(payloads: dict[str, bytes]) -> None:
 def test_counts_units_and_settings(frame: pl.DataFrame) -> None:
     assert frame.schema == SCORE_SCHEMA
     assert frame.height == 2224
-    assert frame["model_key"].n_unique() == 164  # 3 of the 167 benchmarks.json are empty lists
-    assert frame["benchmark_key"].n_unique() == 339
-    assert frame["value"].null_count() == 0
+    # 3 of the 167 benchmarks.json are empty lists; + qwen3-235b-a22b-base (COPIED_TABLES)
+    assert frame["model_key"].n_unique() == 165
+    assert frame["benchmark_key"].n_unique() == 342  # + 3 HLE variant keys
+    assert frame["value"].null_count() == 44  # protocol rejections (test_llm_stats_protocols)
     assert dict(frame.group_by("unit").len().iter_rows()) == {"fraction": 2222, "rating": 2}
-    for column in ("reasoning_effort", "thinking_budget", "agent"):
-        assert frame[column].null_count() == frame.height
+    assert frame["agent"].null_count() == frame.height
+    # settings stated by analysis_method
+    assert dict(frame.group_by("thinking_budget").len().iter_rows()) == {
+        None: 2082,
+        "0": 30,
+        "64K": 18,
+        "on": 94,
+    }
+    assert dict(frame.group_by("reasoning_effort").len().iter_rows()) == {None: 2216, "high": 8}
     coverage = frame.group_by("benchmark_key").len("n")  # records, as SOURCE.md counts them
     assert rows(frame, "mistral-small-3.2-24b-instruct-2506", "gpqa").height == 2
     assert dict(coverage.filter(pl.col("n") >= 60).iter_rows()) == {
@@ -98,9 +106,15 @@ def test_exact_values(frame: pl.DataFrame) -> None:
 
 def test_quirks(frame: pl.DataFrame) -> None:
     hle = rows(frame, "o3-2025-04-16", "humanity's-last-exam")
-    assert hle["value"].to_list() == [0.202, 0.243, 0.147]  # all records kept
+    assert hle["value"].to_list() == [0.202, 0.147]  # all records kept; the tools run moved:
+    tools = rows(frame, "o3-2025-04-16", "humanity's-last-exam-(with-tools)").row(0, named=True)
+    assert (tools["value"], tools["row_ref"]) == (
+        0.243,
+        "openai/models/o3-2025-04-16/benchmarks.json[10]",
+    )
+    assert "Python + browser tools" in json.loads(tools["extra"])["analysis_method"]
     methods = [json.loads(e)["analysis_method"] for e in hle["extra"]]
-    assert methods[0] == "accuracy (no tools)" and "Python + browser tools" in methods[1]
+    assert methods[0] == "accuracy (no tools)"
     assert {json.loads(e)["records_for_pair"] for e in hle["extra"]} == {3}
     assert "records_for_pair" not in json.loads(rows(frame, "jamba-1.5-large", "gpqa")["extra"][0])
     nemotron = frame.filter(pl.col("model_key") == "nvidia-nemotron-nano-9b-v2")
@@ -128,9 +142,9 @@ def test_older_snapshot_parses_with_its_scale_drift() -> None:
     assert len(payloads) == 301  # listing + 151 model.json + 149 benchmarks.json
     old = llm_stats.parse(payloads)
     assert old.height == 2036
-    assert old["model_key"].n_unique() == 149
-    assert old["benchmark_key"].n_unique() == 335
-    assert old["value"].null_count() == 0
+    assert old["model_key"].n_unique() == 150  # + qwen3-235b-a22b-base
+    assert old["benchmark_key"].n_unique() == 337  # + 2 HLE variant keys
+    assert old["value"].null_count() == 39  # protocol rejections
     assert dict(old.group_by("unit").len().iter_rows()) == {
         "fraction": 1963,
         "percent": 68,
@@ -140,7 +154,8 @@ def test_older_snapshot_parses_with_its_scale_drift() -> None:
     assert (mbpp["value"], mbpp["unit"]) == (90.2, "percent")
     codeforces = rows(old, "qwen3-32b", "codeforces").row(0, named=True)
     assert (codeforces["value"], codeforces["unit"]) == (1977.0, "rating")
-    assert rows(old, "gpt-oss-120b", "codeforces")["value"].to_list() == [2622.0, 2463.0]
+    # 2622 is "Elo (with tools)": rejected (tool use on a closed-book benchmark)
+    assert rows(old, "gpt-oss-120b", "codeforces")["value"].to_list() == [None, 2463.0]
 
 
 def test_discover_reads_the_github_tree_json() -> None:
