@@ -12,12 +12,13 @@ import pytest
 from predictor import BenchPress, FractionScoresWarning, UnknownNameError
 from predictor.paths import bundled_snapshot_dir
 from predictor.resolve import AmbiguousNameError, NameResolver, display_names, fold
+from predictor.snapshots import list_versions
 from predictor.trust import compare_with_known_models, resolve_costs, what_to_run_next
 from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.rankings import _reference_ids
 
 PROBES = {"gpqa_diamond": 80}
-VERSION = "2026.11.30.1"
+VERSION = list_versions(bundled_snapshot_dir())[-1]
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +203,7 @@ def test_a_looser_match_only_picks_among_the_open_ids() -> None:
 # ------------------------------------------------------------------------- cost overrides
 def test_cost_overrides_resolve_names(bp: BenchPress) -> None:
     plain = bp.select_probes(k=2, targets="chat", budget=3)
-    assert plain.benchmarks == ["mmlu_pro", "gsm8k"]
+    assert plain.benchmarks == ["mmlu_pro", "aime_2024"]
     priced = bp.select_probes(k=2, targets="chat", costs={"MMLU Pro": 1000}, budget=3)
     assert "mmlu_pro" not in priced.benchmarks
     assert priced.to_frame().row(0, named=True)["benchmark"] == "bigbench_hard"
@@ -344,3 +345,14 @@ def test_scores_that_look_like_fractions_are_warned_about(bp: BenchPress) -> Non
         warnings.simplefilter("error")  # percentages, or a genuine zero: no warning
         bp.predict({"gpqa_diamond": 80, "mmlu_pro": 0.75})
         bp.predict({"hle": 0})
+
+
+def test_a_model_name_without_its_setting_lists_the_settings(bp: BenchPress) -> None:
+    with pytest.raises(AmbiguousNameError) as caught:
+        bp.resolve_model("o3")
+    assert caught.value.suggestions == ["o3-high", "o3@low", "o3@medium"]  # not o3-mini-high
+    assert "give one of these ids" in str(caught.value)
+    assert bp.resolve_model("o3@low") == "o3@low" and bp.resolve_model("gpt-5") == "gpt-5"
+    with pytest.raises(UnknownNameError) as unknown:
+        bp.resolve_benchmark("gpqa_diamnd")  # benchmarks have no settings: close matches
+    assert not isinstance(unknown.value, AmbiguousNameError)
