@@ -48,6 +48,9 @@ class AmbiguousNameError(UnknownNameError):
         )
 
 
+SETTING_WORDS = ("low", "medium", "high", "xhigh", "minimal", "thinking", "nothinking")
+
+
 def fold(name: str) -> str:
     """Case, spacing and punctuation-insensitive key: `GPQA Diamond` == `gpqa_diamond`.
 
@@ -120,7 +123,24 @@ class NameResolver:
                 open_ids = found
         if open_ids:
             raise AmbiguousNameError(self.kind, name, sorted(open_ids))
+        variants = self._settings_of(name) if self.kind == "model" else []
+        if len(variants) == 1:
+            return variants[0]
+        if variants:  # "o3": o3-high, o3@low, o3@medium are all o3; which one is meant?
+            raise AmbiguousNameError(self.kind, name, variants)
         raise UnknownNameError(self.kind, name, self._close(name))
+
+    def _settings_of(self, name: str) -> list[str]:
+        """Ids of `name` run in a setting: `o3@low`, and headline ids that end in a setting
+        word (`o3-high`); `o3-mini-high` is another model, not a setting of o3."""
+        base = fold(name)
+        return sorted(
+            i
+            for i in self.ids
+            if fold(i.partition("@")[0]) == base
+            and "@" in i
+            or any(fold(i) == base + word for word in SETTING_WORDS)
+        )
 
     def _close(self, name: str) -> list[str]:
         """Up to 5 ids close to `name`, for the error message."""
