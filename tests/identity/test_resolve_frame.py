@@ -4,7 +4,6 @@ per-source resolution on the recorded leaderboards, and its speed."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 import polars as pl
 import pytest
@@ -16,6 +15,7 @@ from pipelines.identity.checks import (
 )
 from pipelines.identity.resolve import OUTPUT_COLUMNS, resolve, summarise
 from pipelines.sources.base import SCORE_SCHEMA
+from tests.support.resolving import with_parse_columns
 
 
 def rows(*items: dict) -> pl.DataFrame:
@@ -25,11 +25,7 @@ def rows(*items: dict) -> pl.DataFrame:
         schema=SCORE_SCHEMA,
         orient="row",
     )
-    return frame.with_columns(
-        pl.lit(1, pl.Int64).alias("parse_id"),
-        pl.lit("0" * 64).alias("payload_sha256"),
-        pl.lit(datetime(2026, 1, 1, tzinfo=UTC)).alias("fetched_at"),
-    )
+    return with_parse_columns(frame)
 
 
 def test_scales_and_rejections(registry) -> None:

@@ -4,16 +4,14 @@ payloads in -> exact rejected rows and published cells out)."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import polars as pl
 import pytest
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, replay_relpath
-from pipelines.identity.registry import load_registry
-from pipelines.identity.resolve import resolve
 from pipelines.sources import aider
 from pipelines.transforms.matrix import build_matrix
+from tests.support.resolving import resolved
 
 POLY, EDIT = aider.POLYGLOT_URL, aider.EDIT_URL
 RUN = b"""- dirname: run-a
@@ -60,12 +58,7 @@ def test_o1_mini_cells() -> None:
     payloads = {
         url: (DEFAULT_REPLAY_ROOT / replay_relpath(url)).read_bytes() for url in (POLY, EDIT)
     }
-    scores = aider.parse(payloads).with_columns(
-        pl.lit(1, pl.Int64).alias("parse_id"),
-        pl.lit("0" * 64).alias("payload_sha256"),
-        pl.lit(datetime(2026, 1, 1, tzinfo=UTC)).alias("fetched_at"),
-    )
-    normalized = resolve(scores, load_registry())
+    normalized = resolved(aider.parse(payloads))
     cells = build_matrix(normalized)[0].filter(pl.col("model_id") == "o1-mini")
     assert cells.select("benchmark_id", "score", "row_ref").sort("benchmark_id").rows() == [
         # the 133-case run, not the polyglot run filed in the edit board (27.1)

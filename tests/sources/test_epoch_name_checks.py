@@ -6,15 +6,13 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from datetime import UTC, datetime
 
 import polars as pl
 import pytest
 
-from pipelines.identity.registry import load_registry
-from pipelines.identity.resolve import resolve
 from pipelines.sources import epoch_ai
 from pipelines.transforms.matrix import build_matrix
+from tests.support.resolving import resolved
 
 URL = epoch_ai.URL
 
@@ -28,14 +26,7 @@ def frame() -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def normalized(frame: pl.DataFrame) -> pl.DataFrame:
-    return resolve(
-        frame.with_columns(
-            pl.lit(1, pl.Int64).alias("parse_id"),
-            pl.lit("0" * 64).alias("payload_sha256"),
-            pl.lit(datetime(2026, 1, 1, tzinfo=UTC)).alias("fetched_at"),
-        ),
-        load_registry(),
-    )
+    return resolved(frame)
 
 
 @pytest.fixture(scope="module")

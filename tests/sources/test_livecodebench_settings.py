@@ -3,25 +3,16 @@ payload in -> exact model ids out)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import polars as pl
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, replay_relpath
-from pipelines.identity.registry import load_registry
-from pipelines.identity.resolve import resolve
 from pipelines.sources import livecodebench as lcb
+from tests.support.resolving import resolved
 
 
 def _normalized() -> pl.DataFrame:
-    frame = lcb.parse({lcb.URL: (DEFAULT_REPLAY_ROOT / replay_relpath(lcb.URL)).read_bytes()})
-    return resolve(
-        frame.with_columns(
-            pl.lit(1, pl.Int64).alias("parse_id"),
-            pl.lit("0" * 64).alias("payload_sha256"),
-            pl.lit(datetime(2026, 1, 1, tzinfo=UTC)).alias("fetched_at"),
-        ),
-        load_registry(),
+    return resolved(
+        lcb.parse({lcb.URL: (DEFAULT_REPLAY_ROOT / replay_relpath(lcb.URL)).read_bytes()})
     )
 
 
