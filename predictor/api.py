@@ -90,6 +90,8 @@ class BenchPress:
         self.completer_ = restore_state(fit["state"], values)
         self._scale = dict(snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
         self._range = _valid_ranges(snapshot.benchmarks)
+        ranges = [self._range.get(b, (-math.inf, math.inf)) for b in self.fit_benchmarks_]
+        self._bounds = tuple(np.array(side) for side in zip(*ranges, strict=True))  # low, high
         self.resolve_model = NameResolver("model", self.models, snapshot.aliases)
         # Benchmarks also resolve by their display name ("MBPP", "WebDev Arena score"); model
         # display names are too noisy for that (several models share one).
@@ -257,6 +259,11 @@ class BenchPress:
         else:  # a recipe (ALS) snapshot: no predictive distribution, no trust figure
             mean = self.completer_.fold_in(row)
             low, high = self.completer_.fold_in_interval(row, level=level)
+        # open scales are fitted linearly and can run past what the benchmark allows (negative
+        # dollars or minutes); every true score lies in the valid range, so the clipped
+        # interval covers at least as often
+        floor, ceiling = self._bounds
+        mean, low, high = (np.clip(a, floor, ceiling) for a in (mean, low, high))
         return {
             benchmark: Prediction(
                 benchmark=benchmark,

@@ -356,3 +356,14 @@ def test_a_model_name_without_its_setting_lists_the_settings(bp: BenchPress) -> 
     with pytest.raises(UnknownNameError) as unknown:
         bp.resolve_benchmark("gpqa_diamnd")  # benchmarks have no settings: close matches
     assert not isinstance(unknown.value, AmbiguousNameError)
+
+
+def test_predictions_stay_inside_each_benchmark_valid_range(bp: BenchPress) -> None:
+    """A weak model's open-scale predictions used to run negative (dollars -339, minutes -29,
+    a Codeforces rating interval from -127): everything stays inside the benchmark's range."""
+    weak = bp.predict({"gpqa_diamond": 30, "mmlu_pro": 40, "hle": 3})
+    bounds = dict(bp.snapshot.benchmarks.select("benchmark_id", "lower").iter_rows())
+    for benchmark, p in weak.items():
+        assert bounds[benchmark] <= p.low <= p.score <= p.high, (benchmark, p)
+    dollars = weak["swelancer_freelance_dollars"]
+    assert dollars.low == 0.0 and dollars.high > 10_000  # the upper end is the model's own
