@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -241,12 +241,16 @@ class BenchPress:
             )
 
     def predict(
-        self, probe_scores: Mapping[str, float], level: float = 0.9
+        self,
+        probe_scores: Mapping[str, float],
+        level: float = 0.9,
+        targets: str | Sequence[str] | None = None,
     ) -> dict[str, Prediction]:
         """Predict every fitted benchmark for a new model from its probe scores.
 
         The model is folded in against the snapshot's benchmark factors (no refit). Probes
-        come back unchanged with `observed=True` and a zero-width interval.
+        come back unchanged with `observed=True` and a zero-width interval. `targets` (a
+        profile name or benchmark names, as elsewhere) keeps only those benchmarks.
         """
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
@@ -264,6 +268,7 @@ class BenchPress:
         # interval covers at least as often
         floor, ceiling = self._bounds
         mean, low, high = (np.clip(a, floor, ceiling) for a in (mean, low, high))
+        kept = self._targets(targets)
         return {
             benchmark: Prediction(
                 benchmark=benchmark,
@@ -275,7 +280,14 @@ class BenchPress:
                 p_within_5=None if np.isnan(trust[j]) else float(trust[j]),
             )
             for j, benchmark in enumerate(self.fit_benchmarks_)
+            if kept is None or benchmark in kept
         }
+
+    def _targets(self, targets: str | Sequence[str] | None) -> set[str] | None:
+        from predictor.trust.profiles import resolve_targets
+
+        chosen = resolve_targets(targets, self.fit_benchmarks_, self.resolve_benchmark)
+        return None if chosen is None else set(chosen)
 
     # ------------------------------------------------------ trust (predictor.trust)
     def select_probes(

@@ -24,6 +24,7 @@ from predictor.cli_output import (
     level_label,
     print_table,
 )
+from predictor.cli_trust import target_names
 from predictor.resolve import UnknownNameError
 from predictor.snapshots import (
     BrokenSnapshotWarning,
@@ -122,7 +123,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     scores = parse_scores(args.scores)
     bp = BenchPress.load(args.version, store=args.store)
     check_distinct_benchmarks(scores, bp.resolve_benchmark)
-    predictions = bp.predict(scores, level=args.level)
+    predictions = bp.predict(scores, level=args.level, targets=target_names(args.targets))
     frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
     shown = frame.sort("benchmark")
 
@@ -373,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--store", type=store_uri, help=STORE_HELP)
     predict.add_argument(
         "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
+    predict.add_argument(
+        "--targets",
+        help="only these: a profile (coding_assistant, chat, reasoning, general_assistant) or "
+        "name,name,... (default: every benchmark)",
     )
     add_output_options(predict)
     predict.set_defaults(func=cmd_predict)

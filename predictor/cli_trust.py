@@ -43,7 +43,7 @@ def _names(text: str, option: str) -> list[str]:
     return names
 
 
-def _targets(text: str | None) -> str | list[str] | None:
+def target_names(text: str | None) -> str | list[str] | None:
     """One name is a profile or a benchmark (`resolve_targets` tells which); several are
     benchmarks."""
     if text is None:
@@ -72,7 +72,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     probes = [p for _, p in parsed]
     for scores in probes:
         check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model")
-    targets = _targets(args.targets)
+    targets = target_names(args.targets)
     if args.reference:
         if len(probes) != 1:
             raise CommandError("--reference compares exactly one --model")
@@ -118,7 +118,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
         sel = bp.select_probes(
             k=args.k,
             budget=args.budget,
-            targets=_targets(args.targets),
+            targets=target_names(args.targets),
             allowlist=allow,
             progress=bar.update_to if bar.enabled else None,
         )
@@ -145,7 +145,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     frame = what_to_run_next(
         bp,
         known,
-        targets=_targets(args.targets),
+        targets=target_names(args.targets),
         budget=args.budget,
         top=args.top,
         level=args.level,

@@ -375,3 +375,19 @@ def test_command_errors_are_caught_when_run_as_a_module(benchpress_home: Path) -
     assert done.stderr.strip() == (
         "benchpress: error: give two or more --model, or one --model with --reference"
     )
+
+
+def test_predict_targets_keep_only_those_benchmarks(capsys, bp: BenchPress) -> None:
+    scores = {"gpqa_diamond": 70.0, "mmlu_pro": 75.0, "hle": 15.0}
+    chosen = bp.predict(scores, targets=["SWE-bench Verified", "aime_2025"])
+    assert sorted(chosen) == ["aime_2025", "swe_bench_verified"]
+    assert chosen["aime_2025"] == bp.predict(scores)["aime_2025"]  # the same answer, fewer rows
+    profile = bp.predict(scores, targets="coding_assistant")
+    assert "swe_bench_verified" in profile and len(profile) < 10
+
+    argv = ["predict", "--scores", "gpqa_diamond=70,mmlu_pro=75,hle=15", "--store", STORE]
+    code, out, _ = cli(capsys, *argv, "--targets", "swe_bench_verified,aime_2025", "--csv")
+    assert code == 0
+    assert_csv_is(out, predictions_frame(chosen))
+    code, out, err = cli(capsys, *argv, "--targets", "reasonin")
+    assert code == 2 and "unknown profile or benchmark 'reasonin'" in err
