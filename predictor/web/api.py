@@ -113,12 +113,14 @@ def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
 
 def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
     """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`."""
-    params.check_allowed(query, ["version", "scores", "level"], "/api/predict")
+    params.check_allowed(query, ["version", "scores", "level", "targets"], "/api/predict")
     bench = _bench(catalog, query)
     probes = params.scores(query)
     level = params.level(query)
+    wanted = params.names(query, "targets")  # optional: a profile or benchmarks, as in Python
+    targets = (wanted[0] if len(wanted) == 1 else wanted) if wanted else None
     try:
-        predictions = bench.predict(probes, level=level)  # type: ignore[arg-type]
+        predictions = bench.predict(probes, level=level, targets=targets)  # type: ignore[arg-type]
     except (UnknownNameError, ValueError, TypeError) as exc:
         raise bad_request(str(exc)) from None
     resolved = {bench.resolve_benchmark(name): float(v) for name, v in probes.items()}  # type: ignore[arg-type]

@@ -71,6 +71,24 @@ def test_predict_get_equals_the_python_api(app: RunningApp, bp: BenchPress) -> N
         assert row == expected[row["benchmark"]].as_dict()  # exact floats, through JSON
 
 
+def test_predict_targets_as_in_python(app: RunningApp, bp: BenchPress) -> None:
+    query = "scores=gpqa_diamond=80,mmlu_pro=80&targets=swe_bench_verified,AIME%202025"
+    doc = app.get(f"/api/predict?{query}").json()
+    expected = bp.predict(PROBES, targets=["swe_bench_verified", "AIME 2025"])
+    assert (
+        [row["benchmark"] for row in doc["predictions"]]
+        == sorted(expected)
+        == [
+            "aime_2025",
+            "swe_bench_verified",
+        ]
+    )
+    profile = app.get("/api/predict?scores=gpqa_diamond=80&targets=coding_assistant").json()
+    assert "swe_bench_verified" in {row["benchmark"] for row in profile["predictions"]}
+    typo = app.get("/api/predict?scores=gpqa_diamond=80&targets=reasonin")
+    assert typo.status == 400 and "unknown profile or benchmark 'reasonin'" in typo.json()["error"]
+
+
 def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
     expected = bp.predict({"GPQA Diamond": 70, "hle": 12.5})
     posted = app.post("/api/predict", {"scores": {"GPQA Diamond": 70, "hle": 12.5}})
@@ -119,7 +137,7 @@ def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
         (
             "scores=gpqa_diamond=80&levle=0.8",
             400,
-            "unknown parameter 'levle' for /api/predict; expected: level, scores, version",
+            "unknown parameter 'levle' for /api/predict; expected: level, scores, targets, version",
         ),
         (
             "scores=gpqa_diamond=80&version=2020.01.01.1",
