@@ -266,8 +266,7 @@ class BenchPress:
         # open scales are fitted linearly and can run past what the benchmark allows (negative
         # dollars or minutes); every true score lies in the valid range, so the clipped
         # interval covers at least as often
-        floor, ceiling = self._bounds
-        mean, low, high = (np.clip(a, floor, ceiling) for a in (mean, low, high))
+        mean, low, high = (self.in_range(a) for a in (mean, low, high))
         kept = self._targets(targets)
         return {
             benchmark: Prediction(
@@ -282,6 +281,26 @@ class BenchPress:
             for j, benchmark in enumerate(self.fit_benchmarks_)
             if kept is None or benchmark in kept
         }
+
+    def in_range(self, values: np.ndarray) -> np.ndarray:
+        """`values` (last axis: the fitted benchmarks) clipped to each benchmark's valid range.
+
+        Open scales are fitted linearly and can run past what a benchmark allows (negative
+        dollars or minutes for a weak model); every true score lies in the range, so a
+        clipped interval covers at least as often. Every prediction shown goes through this."""
+        floor, ceiling = self._bounds
+        return np.clip(values, floor, ceiling)
+
+    def fitted_values(
+        self, keep_observed: bool = True, level: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """(mean, low, high) of the fitted block (models x benchmarks of the fit), in range;
+        low and high only with a `level`."""
+        mean = self.in_range(self.completer_.predict(keep_observed=keep_observed))
+        if level is None:
+            return mean, None, None
+        low, high = self.completer_.predict_interval(level=level, keep_observed=keep_observed)
+        return mean, self.in_range(low), self.in_range(high)
 
     def _targets(self, targets: str | Sequence[str] | None) -> set[str] | None:
         from predictor.trust.profiles import resolve_targets

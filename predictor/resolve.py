@@ -48,7 +48,25 @@ class AmbiguousNameError(UnknownNameError):
         )
 
 
-SETTING_WORDS = ("low", "medium", "high", "xhigh", "minimal", "thinking", "nothinking")
+# Words that name a run setting, after "@" (`o3@low`) or as a headline id's last word
+# (`o3-high`); "medium" only after "@": as a last word it is usually a size (mistral-medium).
+SETTING_WORDS = ("low", "medium", "high", "xhigh", "minimal", "thinking", "nothinking", "auto")
+SUFFIX_WORDS = ("low", "high", "xhigh", "minimal")
+
+
+def settings_index(ids: Iterable[str]) -> dict[str, list[str]]:
+    """fold(base model) -> its ids run in a setting: `o3@low`, `o3@thinking-32k` and headline
+    ids ending in an effort word (`o3-high`), never quantisations (`@quant-q8_0`) or other
+    models (`o3-mini-high` is o3-mini's)."""
+    index: dict[str, set[str]] = {}
+    for i in ids:
+        base, at, setting = i.partition("@")
+        if at and setting.split("-")[0] in SETTING_WORDS:
+            index.setdefault(fold(base), set()).add(i)
+        head, _, last = i.rpartition("-")
+        if not at and head and last in SUFFIX_WORDS:
+            index.setdefault(fold(head), set()).add(i)
+    return {base: sorted(found) for base, found in index.items()}
 
 
 def fold(name: str) -> str:
@@ -106,6 +124,7 @@ class NameResolver:
             for names in (own, spelt, shown)
         ]
         self.folded = _index([*own, *shown, *spelt], fold)
+        self._settings = settings_index(ids)
 
     def __call__(self, name: str) -> str:
         if not isinstance(name, str) or not name.strip():
@@ -123,24 +142,11 @@ class NameResolver:
                 open_ids = found
         if open_ids:
             raise AmbiguousNameError(self.kind, name, sorted(open_ids))
-        variants = self._settings_of(name) if self.kind == "model" else []
-        if len(variants) == 1:
-            return variants[0]
-        if variants:  # "o3": o3-high, o3@low, o3@medium are all o3; which one is meant?
+        variants = self._settings.get(fold(name), []) if self.kind == "model" else []
+        if len(variants) > 1:  # "o3": o3-high, o3@low, o3@medium are all o3; which is meant?
             raise AmbiguousNameError(self.kind, name, variants)
-        raise UnknownNameError(self.kind, name, self._close(name))
-
-    def _settings_of(self, name: str) -> list[str]:
-        """Ids of `name` run in a setting: `o3@low`, and headline ids that end in a setting
-        word (`o3-high`); `o3-mini-high` is another model, not a setting of o3."""
-        base = fold(name)
-        return sorted(
-            i
-            for i in self.ids
-            if fold(i.partition("@")[0]) == base
-            and "@" in i
-            or any(fold(i) == base + word for word in SETTING_WORDS)
-        )
+        close = list(dict.fromkeys([*variants, *self._close(name)]))[:5]  # its setting first
+        raise UnknownNameError(self.kind, name, close)
 
     def _close(self, name: str) -> list[str]:
         """Up to 5 ids close to `name`, for the error message."""

@@ -162,10 +162,18 @@ def parse_board(url: str, data: bytes) -> list[dict[str, object]]:
                 raise ParseError(SOURCE_ID, url, f"{SCORE_KEY}={value} outside 0-100", ref)
             cases, full = record.get("test_cases"), FULL_TEST_CASES[url]
             shortest = full - int(full * MISSING_CASES_ALLOWED)
-            if cases is not None and not shortest <= cases <= full and value is not None:
+            counted = (isinstance(cases, int) and not isinstance(cases, bool)) or (
+                isinstance(cases, float) and cases.is_integer()
+            )
+            if value is None or cases is None:
+                pass
+            elif not counted:
+                facts["rejected"] = f"test_cases {cases!r} is not a count of exercises"
+            elif not shortest <= cases <= full:
                 facts["rejected"] = (
                     f"partial run: test_cases {cases} is not the board's {full} exercises"
                 )
+            if "rejected" in facts:
                 facts["published_value"] = value
                 value = None
         pr1 = facts.get("pass_rate_1")

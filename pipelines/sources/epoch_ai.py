@@ -237,10 +237,15 @@ def _shares_word(key: str, name: str) -> bool:
     )
 
 
+MAX_NAME_CHARS = 200  # model names are short; the word checks below grow with length squared
+
+
 def name_conflict(key: str, name: str) -> tuple[str, str] | None:
     """(kind, reason) when `Name` contradicts `Model version` (module docstring), else None."""
     if not name or name == key:
         return None
+    if len(name) > MAX_NAME_CHARS or len(key) > MAX_NAME_CHARS:
+        return "system", f"Name or Model version longer than {MAX_NAME_CHARS} characters"
     if not _shares_word(key, name):
         return "system", (
             f"Name {name!r} shares no word with Model version {key!r}: another system or "

@@ -132,7 +132,12 @@ SETTING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "0",
     ),
-    (re.compile(r"\bextended thinking\b[^.]*?\bup to (?P<budget>\d+)\s*k tokens\b", _I), ""),
+    (  # the gap is bounded: an unbounded lazy gap is quadratic on a hostile record
+        re.compile(
+            r"\bextended thinking\b[^.]{0,200}?\bup to (?P<budget>\d{1,4})\s*k tokens\b", _I
+        ),
+        "",
+    ),
     (
         re.compile(
             r"\bthinking mode\b|\breasoning mode\b|\breasoning on\b|\bthinking no tools\b"
@@ -144,7 +149,8 @@ SETTING_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 EFFORT_RULE = re.compile(r"\bo\d(?:-mini)?[ -](?P<effort>low|medium|high)\b", _I)
 
-SAMPLES = re.compile(r"\b(?P<kind>pass|cons|maj(?:ority)?)\s*@\s*(?P<k>\d+)", _I)
+# at most 6 digits: int() of a 5,000-digit k would raise ValueError (Python's digit limit)
+SAMPLES = re.compile(r"\b(?P<kind>pass|cons|maj(?:ority)?)\s*@\s*(?P<k>\d{1,6})", _I)
 PARALLEL = re.compile(r"parallel test-time compute|multiple (?:parallel )?attempts", _I)
 EARNINGS = re.compile(r"\bearnings\b", _I)
 ESTIMATE = re.compile(r"^\s*estimated\b", _I)

@@ -40,7 +40,8 @@ def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
     text-davinci-002, "PaLM 2-L" on a PaLM 2-S row, agent systems "OpenHands + GPT 4o"), so
     neither the first source alphabetically nor the majority alone gives a reliable name."""
     used = (
-        resolved.group_by("model_id", "model_name")
+        resolved.filter(pl.col("model_name").is_not_null())
+        .group_by("model_id", "model_name")
         .agg(
             (pl.col("source") == "benchpress_matrix").any().alias("canonical"),
             (pl.col("setting").fill_null("") == pl.col("model_id").str.extract(r"@(.+)$", 1))
@@ -59,6 +60,8 @@ def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
         key = (canonical, not system, states_setting, round(closeness * 10), readable, rows)
         if model_id not in best or key > best[model_id][0]:  # ties keep the earlier name
             best[model_id] = (key, name)
+    for model_id in resolved["model_id"].unique().to_list():  # no row names it: its id
+        best.setdefault(model_id, ((), model_id))
     return pl.DataFrame(
         [(model_id, name) for model_id, (_, name) in sorted(best.items())],
         schema={"model_id": pl.String, "name": pl.String},

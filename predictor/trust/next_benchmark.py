@@ -108,8 +108,8 @@ def what_to_run_next(
     runnable = np.array([name not in NOT_RUNNABLE for name in names], dtype=bool)
     pool = np.flatnonzero(~known & runnable)  # what the team could run next
     _check_budget(budget, cost, names, pool)
-    mean = comp.fold_in(row)
-    low, high = comp.fold_in_interval(row, level=level)
+    mean = bp.in_range(comp.fold_in(row))
+    low, high = (bp.in_range(a) for a in comp.fold_in_interval(row, level=level))
     width0 = high[tcols] - low[tcols]
     percent = np.array([bp._scale.get(names[t]) == "percent" for t in tcols])
     shown = percent if percent.any() else np.ones(len(tcols), dtype=bool)  # width columns
@@ -120,7 +120,7 @@ def what_to_run_next(
             continue
         trial = row.copy()
         trial[c] = mean[c]
-        lo, hi = comp.fold_in_interval(trial, level=level)
+        lo, hi = (bp.in_range(a) for a in comp.fold_in_interval(trial, level=level))
         width1 = np.where(tcols == c, 0.0, hi[tcols] - lo[tcols])
         after = float(np.mean(width1[shown]))
         rel = float(np.mean(1.0 - width1 / np.maximum(width0, 1e-12)))

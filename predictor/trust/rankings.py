@@ -308,10 +308,8 @@ def compare_with_known_models(
         )
     refs = _reference_ids(bp, reference_models, name)
     row = {m: i for i, m in enumerate(bp.fit_models_)}
-    comp = bp.completer_
-    mean = comp.predict(keep_observed=True)
-    low, high = comp.predict_interval(level=level, keep_observed=True)
-    observed = comp.observed_
+    mean, low, high = bp.fitted_values(keep_observed=True, level=level)
+    observed = bp.completer_.observed_
     rankings = []
     for t in chosen:
         j = bp._column[t]

@@ -179,15 +179,14 @@ def _fitted_cells(
     if model_id not in bench.fit_models_:
         return None
     i = bench.fit_models_.index(model_id)
-    completer = bench.completer_
-    mean = completer.predict(keep_observed=True)[i]
-    low, high = completer.predict_interval(level=level, keep_observed=True)
+    means, low, high = bench.fitted_values(keep_observed=True, level=level)
+    mean = means[i]
     return {
         b: {
             "score": figures.number(mean[j]),
             "low": figures.number(min(low[i, j], mean[j])),
             "high": figures.number(max(high[i, j], mean[j])),
-            "observed": bool(completer.observed_[i, j]),
+            "observed": bool(bench.completer_.observed_[i, j]),
         }
         for j, b in enumerate(bench.fit_benchmarks_)
     }
@@ -264,9 +263,8 @@ def _fitted_cell(
     if model_id not in bench.fit_models_ or benchmark_id not in bench.fit_benchmarks_:
         return None
     i, j = bench.fit_models_.index(model_id), bench.fit_benchmarks_.index(benchmark_id)
-    completer = bench.completer_
-    mean = float(completer.predict(keep_observed=False)[i, j])
-    low, high = completer.predict_interval(level=level, keep_observed=False)
+    means, low, high = bench.fitted_values(keep_observed=False, level=level)
+    mean = float(means[i, j])
     return {
         "score": figures.number(mean),
         "low": figures.number(min(float(low[i, j]), mean)),

@@ -40,7 +40,7 @@ def matrix(bench: BenchPress) -> dict[str, Any]:
     rows = [view.models.index(m) for m in bench.fit_models_]
     cols = [view.benchmarks.index(b) for b in bench.fit_benchmarks_]
     observed = view.values[np.ix_(rows, cols)]
-    fitted = bench.completer_.predict(keep_observed=False)
+    fitted = bench.fitted_values(keep_observed=False)[0]
     names = dict(bench.snapshot.models.select("model_id", "name").iter_rows())
     bench_names = dict(bench.snapshot.benchmarks.select("benchmark_id", "name").iter_rows())
     return {

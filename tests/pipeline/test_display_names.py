@@ -62,3 +62,9 @@ def test_readable_names_beat_api_ids_and_an_only_system_name_is_still_a_name() -
         "sweagent-only": "SWE-agent + Some Model",
         "yi-34b-chat": "Yi 34B Chat",
     }
+
+
+def test_a_row_without_a_model_name_is_shown_under_its_id() -> None:
+    frame = rows(("a", "benchpress_matrix", None, None, 1), ("b", "epoch_ai", None, None, 1))
+    frame = pl.concat([frame, rows(("a", "epoch_ai", "Model A", None, 2))], how="vertical_relaxed")
+    assert shown(frame) == {"a": "Model A", "b": "b"}  # a name where any row has one

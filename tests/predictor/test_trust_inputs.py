@@ -353,6 +353,12 @@ def test_a_model_name_without_its_setting_lists_the_settings(bp: BenchPress) -> 
     assert caught.value.suggestions == ["o3-high", "o3@low", "o3@medium"]  # not o3-mini-high
     assert "give one of these ids" in str(caught.value)
     assert bp.resolve_model("o3@low") == "o3@low" and bp.resolve_model("gpt-5") == "gpt-5"
+    for name, first in [("dialogpt", "dialogpt@medium"), ("mistral", "mistral-7b")]:
+        with pytest.raises(UnknownNameError) as one:  # one setting, or a size: never a guess
+            bp.resolve_model(name)
+        assert not isinstance(one.value, AmbiguousNameError)
+        assert one.value.suggestions[0] == first
+        assert len(set(one.value.suggestions)) == len(one.value.suggestions)
     with pytest.raises(UnknownNameError) as unknown:
         bp.resolve_benchmark("gpqa_diamnd")  # benchmarks have no settings: close matches
     assert not isinstance(unknown.value, AmbiguousNameError)
@@ -367,3 +373,17 @@ def test_predictions_stay_inside_each_benchmark_valid_range(bp: BenchPress) -> N
         assert bounds[benchmark] <= p.low <= p.score <= p.high, (benchmark, p)
     dollars = weak["swelancer_freelance_dollars"]
     assert dollars.low == 0.0 and dollars.high > 10_000  # the upper end is the model's own
+
+
+def test_every_shown_completion_stays_in_range(bp: BenchPress) -> None:
+    """The fitted block (heatmap, /api/models, /api/cell, reference models in comparisons)
+    goes through the same range as predict: 168 fitted means were below their floor."""
+    mean, low, high = bp.fitted_values(keep_observed=False, level=0.9)
+    floor, ceiling = bp._bounds
+    assert (mean >= floor).all() and (low >= floor).all() and (high <= ceiling).all()
+    ranked = bp.compare_with_known_models(
+        {"gpqa_diamond": 80, "hle": 20},
+        ["arcee-trinity-large-preview"],
+        targets=["metr_time_horizon"],
+    ).to_frame()
+    assert ranked["reference_score"].to_list() == [0.0]  # was -2.3 minutes

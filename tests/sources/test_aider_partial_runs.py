@@ -81,3 +81,15 @@ def test_full_and_nearly_full_and_unstated_runs_kept() -> None:
     assert out["value"].to_list() == [20.0, 20.0, None, None]
     no_count = aider.parse({POLY: RUN.replace(b"  test_cases: 225\n", b"")})
     assert no_count["value"].to_list() == [20.0]
+
+
+def test_a_test_cases_value_that_is_not_a_count_is_rejected_not_a_crash() -> None:
+    odd = [b'"225"', b"[225]", b"true", b"2024-01-01"]
+    text = b"".join(
+        RUN.replace(b"run-a", b"run-%d" % i).replace(b"225", v) for i, v in enumerate(odd)
+    )
+    out = aider.parse({POLY: text})
+    assert out["value"].to_list() == [None] * 4
+    reasons = [json.loads(e)["rejected"] for e in out["extra"]]
+    assert reasons[0] == "test_cases '225' is not a count of exercises"
+    assert all(r.endswith("is not a count of exercises") for r in reasons)

@@ -186,3 +186,8 @@ def test_payload_cannot_set_identity_from() -> None:
     text = "Model version,Score,Identity from,Name\nm-7b,0.5,model_name,other 7B\n"
     out = epoch_ai.parse({URL: _zip(text)})
     assert "identity_from" not in json.loads(out["extra"][0])
+
+
+def test_an_absurdly_long_name_is_not_a_model_and_is_checked_at_once() -> None:
+    kind, reason = epoch_ai.name_conflict("Llama-2-7b", "word " * 20_000)
+    assert kind == "system" and reason == "Name or Model version longer than 200 characters"

@@ -5,6 +5,7 @@ Recorded payload bytes in, exact rows out (module docstring of `pipelines.source
 from __future__ import annotations
 
 import json
+import time
 
 import polars as pl
 import pytest
@@ -229,3 +230,11 @@ def test_method_setting(method, setting) -> None:
 def test_method_protocol(method, bench, label) -> None:
     found = llm_stats.method_protocol(method, bench)
     assert (found[0] if found else None) == label
+
+
+def test_hostile_analysis_methods_are_read_in_linear_time_without_crashing() -> None:
+    started = time.perf_counter()
+    assert llm_stats.method_setting("extended thinking " * 8000) == ("on", None)
+    label, action, _ = llm_stats.method_protocol("pass@" + "9" * 5000, "mmlu")
+    assert (label, action) == ("samples", "reject")
+    assert time.perf_counter() - started < 2.0  # was 7.5 s for the first (quadratic gap)
