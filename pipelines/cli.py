@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, MODES
-from pipelines.settings import DRIFT_CHECKS, parse_accepted
+from pipelines.settings import DRIFT_CHECKS
 from pipelines.sources import SOURCES
 from predictor.cli_output import add_output_options, add_progress_option, emit, progress_bar
 
@@ -21,10 +21,14 @@ EXIT_FAILED = 1
 
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.locking import EXIT_LOCKED, RefreshLocked
+    from pipelines.resources import check_settings
     from pipelines.run import run_refresh
 
-    if args.accept_drift:
-        parse_accepted(args.accept_drift)  # fail fast on a misspelt check name
+    try:  # settings that cannot work: one line naming the setting, before anything runs
+        check_settings(args.mode, args.accept_drift)
+    except ValueError as exc:
+        print(f"benchpress: error: {exc}", file=sys.stderr)
+        return 2
     if args.wait < 0:
         print("benchpress: error: --wait must be >= 0 seconds", file=sys.stderr)
         return 2
@@ -48,10 +52,6 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             bar.close()
             print(f"benchpress: error: {exc}", file=sys.stderr)
             return EXIT_LOCKED
-        except ValueError as exc:  # a setting that cannot work (resources.check_settings)
-            bar.close()
-            print(f"benchpress: error: {exc}", file=sys.stderr)
-            return 2
     for run_id in outcome.recovered_runs:
         print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):

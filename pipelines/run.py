@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 import uuid
@@ -24,6 +25,11 @@ REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
 MANAGED_MARK = "# managed by benchpress-llm"  # first line of a home's dagster.yaml we may replace
+# sha256 of the repo's dagster.yaml as released before MANAGED_MARK existed: a home's copy equal
+# to one of them was never edited, so it is replaced too (or it would never get run monitoring)
+EARLIER_REPO_CONFIGS = frozenset(
+    {"990d7d52647a78fca846656ea327bf89a5c1919aa8bc015f81b292eae0dbb6c1"}
+)
 
 
 def ensure_dagster_home(home: Path | None = None) -> Path:
@@ -39,7 +45,11 @@ def ensure_dagster_home(home: Path | None = None) -> Path:
         return target
     wanted = REPO_DAGSTER_YAML.read_bytes()
     current = config.read_bytes() if config.exists() else None
-    if current is None or (current != wanted and current.startswith(MANAGED_MARK.encode())):
+    managed = current is not None and (
+        current.startswith(MANAGED_MARK.encode())
+        or hashlib.sha256(current).hexdigest() in EARLIER_REPO_CONFIGS
+    )
+    if current is None or (current != wanted and managed):
         scratch = config.with_name(".dagster.yaml.new")
         scratch.write_bytes(wanted)
         scratch.replace(config)  # atomic: a starting UI never reads half a file

@@ -1,6 +1,6 @@
 """`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
 
-bp = BenchPress.load("2026.11.30.1")   # or "latest"
+bp = BenchPress.load("2026.11.30.2")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 """
 

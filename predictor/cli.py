@@ -254,7 +254,7 @@ def verify_rows(stores: Sequence[SnapshotStore], versions: Sequence[str]) -> lis
 
 def cmd_snapshots_verify(args: argparse.Namespace) -> int:
     """Exit 1 when any version fails (missing, modified or misnamed files)."""
-    rows = verify_rows(_store_args(args), args.versions)
+    rows = verify_rows(_store_args(args), list(dict.fromkeys(args.versions)))
     missing = sorted(set(args.versions) - {row["version"] for row in rows})
     if missing:  # as a pinned version that does not exist: exit 1, published ones named
         listed = {v for store in _store_args(args) for v in _listed_versions(store)}

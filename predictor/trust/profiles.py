@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 
-from predictor.resolve import UnknownNameError
+from predictor.resolve import AmbiguousNameError, UnknownNameError
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "coding_assistant": (
@@ -66,7 +66,8 @@ def resolve_targets(
     available: Sequence[str],
     resolve: Callable[[str], str] | None = None,
 ) -> list[str] | None:
-    """Profile name, list of benchmark names, or None (= every available benchmark -> None).
+    """Profile name, list of benchmark names, or None or "all" (= every available benchmark ->
+    None).
 
     A profile is recognised in any spelling (`Coding assistant`, `coding-assistant`); one
     unknown word is reported as an unknown profile or benchmark, with close matches of both.
@@ -74,7 +75,7 @@ def resolve_targets(
     Names in a list are passed through `resolve` (e.g. `BenchPress.resolve_benchmark`); ids
     that resolve but are not in `available` raise. An empty result raises.
     """
-    if targets is None:
+    if targets is None or (isinstance(targets, str) and targets.strip().lower() == "all"):
         return None
     if isinstance(targets, str):
         if (found := profile_name(targets)) is not None:
@@ -85,6 +86,8 @@ def resolve_targets(
         if resolve is not None:
             try:
                 resolve(targets)
+            except AmbiguousNameError:
+                raise
             except UnknownNameError as exc:  # one word: a misspelt profile is as likely
                 raise UnknownNameError(
                     "profile or benchmark",

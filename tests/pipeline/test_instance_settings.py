@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from pipelines.run import MANAGED_MARK, REPO_DAGSTER_YAML, ensure_dagster_home
 
@@ -34,3 +36,19 @@ def test_a_home_gets_the_repo_settings_unless_edited_on_purpose(tmp_path: Path) 
     config.write_text("# my own settings\nconcurrency: {}\n")  # the mark removed: an edit
     ensure_dagster_home(tmp_path)
     assert config.read_text() == "# my own settings\nconcurrency: {}\n"
+
+
+def test_a_home_made_before_the_mark_existed_is_updated(tmp_path: Path) -> None:
+    """Homes created before the managed mark hold the earlier repo file byte for byte."""
+    earlier = subprocess.run(
+        ["git", "-C", str(REPO_DAGSTER_YAML.parent), "show", "2f61a38:dagster.yaml"],
+        capture_output=True,
+        check=False,
+    )
+    if earlier.returncode != 0:
+        pytest.skip("needs the git history of dagster.yaml (not a plain source tree)")
+    config = tmp_path / "dagster" / "dagster.yaml"
+    config.parent.mkdir()
+    config.write_bytes(earlier.stdout)
+    ensure_dagster_home(tmp_path)
+    assert config.read_bytes() == REPO_DAGSTER_YAML.read_bytes()

@@ -334,6 +334,7 @@ def test_one_unknown_target_word_suggests_profiles_too(bp: BenchPress) -> None:
         "unknown profile or benchmark 'reasonin'; profiles: coding_assistant, chat, reasoning, "
         "general_assistant; did you mean: reasoning, "
     )
+    assert len(bp.predict(PROBES, targets="all")) == len(bp.fit_benchmarks_)  # as in the web
     spelled = bp.select_probes(k=1, targets="Coding assistant")
     assert spelled.benchmarks == bp.select_probes(k=1, targets="coding_assistant").benchmarks
 
