@@ -9,6 +9,7 @@ from predictor.api import (
     FractionScoresWarning,
     MatrixView,
     Prediction,
+    ProbeScoreError,
     predictions_frame,
 )
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
@@ -26,6 +27,7 @@ __all__ = [
     "LowRankCompleter",
     "MatrixView",
     "Prediction",
+    "ProbeScoreError",
     "SnapshotError",
     "UnknownNameError",
     "complete_matrix",

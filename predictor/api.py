@@ -39,6 +39,11 @@ def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
 TRUST_WIDTH = 5.0  # points: the trust figure is P(|error| <= TRUST_WIDTH)
 
 
+class ProbeScoreError(ValueError):
+    """A probe score the caller gave cannot be used (out of range, not finite, given twice, a
+    benchmark outside the fit): the caller's input, so the CLI exits 2 as for any usage error."""
+
+
 class FractionScoresWarning(UserWarning):
     """Probe scores that look like fractions (0-1) given where percentages are expected."""
 
@@ -189,12 +194,12 @@ class BenchPress:
             kind = type(probe_scores).__name__
             raise TypeError(f"probe_scores must be a mapping of benchmark -> score, got {kind}")
         if not probe_scores:
-            raise ValueError("probe_scores is empty: give at least one benchmark score")
+            raise ProbeScoreError("probe_scores is empty: give at least one benchmark score")
         row = np.full(len(self.fit_benchmarks_), np.nan)
         for name, raw in probe_scores.items():
             benchmark = self.resolve_benchmark(name)
             if benchmark not in self._column:
-                raise ValueError(
+                raise ProbeScoreError(
                     f"benchmark {benchmark!r} has too few observations in snapshot "
                     f"{self.version} to be used as a probe"
                 )
@@ -203,22 +208,26 @@ class BenchPress:
             try:
                 value = float(raw)
             except OverflowError:  # an int beyond the float range
-                raise ValueError(f"score for {name!r} is implausibly large (no float)") from None
+                raise ProbeScoreError(
+                    f"score for {name!r} is implausibly large (no float)"
+                ) from None
             if not math.isfinite(value):
-                raise ValueError(f"score for {name!r} must be finite, got {raw!r}")
+                raise ProbeScoreError(f"score for {name!r} must be finite, got {raw!r}")
             if self._scale[benchmark] == "percent" and not 0.0 <= value <= 100.0:
-                raise ValueError(f"score for {name!r} must lie in 0-100 (percent), got {value:g}")
+                raise ProbeScoreError(
+                    f"score for {name!r} must lie in 0-100 (percent), got {value:g}"
+                )
             if abs(value) > _UNBOUNDED_LIMIT:
-                raise ValueError(f"score for {name!r} is implausibly large: {value:g}")
+                raise ProbeScoreError(f"score for {name!r} is implausibly large: {value:g}")
             low, high = self._range.get(benchmark, (-math.inf, math.inf))
             if not low <= value <= high:
-                raise ValueError(
+                raise ProbeScoreError(
                     f"score for {name!r} lies outside the valid range of {benchmark} "
                     f"({low:g} to {high:g}): {value:g}"
                 )
             column = self._column[benchmark]
             if not np.isnan(row[column]):
-                raise ValueError(f"benchmark {benchmark!r} is given twice (as {name!r})")
+                raise ProbeScoreError(f"benchmark {benchmark!r} is given twice (as {name!r})")
             row[column] = value
         self._warn_if_fractions(row)
         return row

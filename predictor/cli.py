@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from predictor import cli_app, cli_evaluate, cli_trust
-from predictor.api import BenchPress, predictions_frame
+from predictor.api import BenchPress, ProbeScoreError, predictions_frame
 from predictor.cli_output import (
     CommandError,
     add_output_options,
@@ -449,7 +449,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError) as exc:
         print(f"benchpress: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE if isinstance(exc, CommandError | UnknownNameError) else EXIT_FAILED
+        usage = CommandError | UnknownNameError | ProbeScoreError  # the caller's input
+        return EXIT_USAGE if isinstance(exc, usage) else EXIT_FAILED
     except OSError as exc:  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
         print(f"benchpress: error: {exc}", file=sys.stderr)
         return EXIT_FAILED

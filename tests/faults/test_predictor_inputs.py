@@ -226,10 +226,10 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
         ("", 2, "at least one"),
         (",,,", 2, "at least one"),
         ("=80", 2, "expected name=value"),
-        ("gpqa_diamond=nan", 1, "must be finite"),
-        ("gpqa_diamond=inf", 1, "must be finite"),
-        ("gpqa_diamond=-1", 1, "0-100"),
-        ("gpqa_diamond=1e9", 1, "0-100"),
+        ("gpqa_diamond=nan", 2, "must be finite"),
+        ("gpqa_diamond=inf", 2, "must be finite"),
+        ("gpqa_diamond=-1", 2, "0-100"),
+        ("gpqa_diamond=1e9", 2, "0-100"),
         ("gpqa_diamond=80,GPQA Diamond=81", 2, "given twice"),
     ],
 )
@@ -263,7 +263,7 @@ def test_cli_as_a_process(tmp_path: Path) -> None:
         cwd=tmp_path,
         check=False,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # the caller's input: a usage error
     assert done.stderr.strip().splitlines() == [
         "benchpress: error: score for 'gpqa_diamond' must be finite, got nan"
     ]
