@@ -77,29 +77,30 @@ def resolve_targets(
     """
     if targets is None or (isinstance(targets, str) and targets.strip().lower() == "all"):
         return None
+    one_word = isinstance(targets, str)
     if isinstance(targets, str):
         if (found := profile_name(targets)) is not None:
             out = profile(found, available)
             if not out:
                 raise ValueError(f"profile {found!r} has no benchmark in this snapshot")
             return out
-        if resolve is not None:
-            try:
-                resolve(targets)
-            except AmbiguousNameError:
-                raise
-            except UnknownNameError as exc:  # one word: a misspelt profile is as likely
-                raise UnknownNameError(
-                    "profile or benchmark",
-                    targets,
-                    [*close_profiles(targets), *exc.suggestions],
-                    f"profiles: {', '.join(PROFILES)}",
-                ) from None
         targets = [targets]
     avail = set(available)
     out: list[str] = []
     for name in targets:
-        bid = resolve(name) if resolve is not None else name
+        try:
+            bid = resolve(name) if resolve is not None else name
+        except AmbiguousNameError:
+            raise
+        except UnknownNameError as exc:
+            if not one_word:
+                raise
+            raise UnknownNameError(  # one word: a misspelt profile is as likely
+                "profile or benchmark",
+                name,
+                [*close_profiles(name), *exc.suggestions],
+                f"profiles: {', '.join(PROFILES)}",
+            ) from None
         if bid not in avail:
             raise ValueError(f"benchmark {bid!r} cannot be used as a target here")
         if bid not in out:
