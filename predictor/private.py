@@ -1,0 +1,61 @@
+"""A team's own models and checkpoint runs, kept beside the public matrix, never published.
+
+The store itself (DuckDB under BENCHPRESS_HOME) belongs to the warehouse package; the
+predictor only reads it, through the `benchpress.private_models` entry-point group, so the
+predictor still installs and runs alone (no provider installed = no private models).
+
+A provider is a callable `(home: Path) -> list[dict]`, each dict with `name`, `run` (None for
+a model outside a run), `step` (None outside a run), `scores` ({benchmark_id: score}) and
+`added_at` (ISO time)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from predictor.paths import benchpress_home
+
+GROUP = "benchpress.private_models"
+
+
+@dataclass(frozen=True)
+class PrivateModel:
+    name: str
+    scores: Mapping[str, float] = field(repr=False)
+    run: str | None = None
+    step: int | None = None
+    added_at: str | None = None
+
+
+def private_models(home: Path | None = None) -> list[PrivateModel]:
+    """Every private model of the home, ordered by run, step and name (empty without a store
+    or without the warehouse package)."""
+    home = home or benchpress_home()
+    found: list[PrivateModel] = []
+    for entry in entry_points(group=GROUP):
+        try:
+            provider = entry.load()
+        except ImportError:  # the warehouse extras are not installed
+            continue
+        for item in provider(home):
+            found.append(
+                PrivateModel(
+                    name=str(item["name"]),
+                    scores={str(k): float(v) for k, v in dict(item["scores"]).items()},
+                    run=item.get("run"),
+                    step=item.get("step"),
+                    added_at=item.get("added_at"),
+                )
+            )
+    return sorted(found, key=lambda m: (m.run or "", m.step if m.step is not None else -1, m.name))
+
+
+def private_runs(home: Path | None = None) -> dict[str, list[PrivateModel]]:
+    """run -> its checkpoints in step order."""
+    runs: dict[str, list[PrivateModel]] = {}
+    for model in private_models(home):
+        if model.run is not None:
+            runs.setdefault(model.run, []).append(model)
+    return runs
