@@ -140,6 +140,12 @@ def test_evaluate_without_methods_is_a_usage_error(capsys) -> None:
     assert code == 2 and "--methods needs at least one of ours" in err
 
 
+def test_evaluate_with_an_unknown_method_is_a_usage_error(capsys) -> None:
+    code, _, err = cli(capsys, "evaluate", "--quick", "--methods", "foo")
+    assert code == 2
+    assert "--methods: unknown method 'foo'; choose from ours, ours_date" in err
+
+
 @pytest.mark.parametrize("level", [0.9999999999999999, 0.9995, 0.005])
 def test_levels_beyond_the_served_bounds_are_refused_by_the_api(level) -> None:
     """Near 1 the t quantile of (1 + level) / 2 rounds to 1: refuse with the bounds, not a

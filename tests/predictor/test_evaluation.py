@@ -11,7 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from predictor.cli_evaluate import check_targets, load_reference_recipe, register
+from predictor.cli_evaluate import format_peers, load_reference_recipe, peer_figures, register
+from predictor.cli_output import CommandError
 from predictor.completion import Completion, complete_matrix
 from predictor.evaluation import (
     DEFAULT_FOLDS_PATH,
@@ -113,25 +114,24 @@ def test_side_by_side_runner_table_and_targets():
     assert ours["holdout"]["medae"] < results["methods"]["reference"]["holdout"]["medae"]
     table = format_table(results)
     assert "ours" in table and "column mean" in table and "MedAE" in table
-    targets = {t["target"]: t for t in check_targets(results)}
-    assert set(targets) == {
+    peers = {f["figure"]: f for f in peer_figures(results)}
+    assert set(peers) == {
         "held-out MedAE",
         "ranking accuracy",
-        "90% coverage, at least",
-        "90% coverage, at most",
+        "90% coverage",
         "90% median width",
-        "probe MedAE (hidden cells)",
-        "held-out folds speed-up",
-        "  same, in CPU time",
+        "probe MedAE (5 probes)",
+        "speed vs recipe (x)",
     }
-    assert targets["held-out MedAE"]["met"] == (ours["holdout"]["medae"] <= 4.0)
-    width = ours["holdout"]["median_width_90"]
-    assert targets["90% median width"] == {
-        "target": "90% median width",
-        "value": width,
-        "goal": "<= 15",
-        "met": width <= 15.0,
+    assert peers["held-out MedAE"] == {
+        "figure": "held-out MedAE",
+        "ours": ours["holdout"]["medae"],
+        "recipe_here": results["methods"]["reference"]["holdout"]["medae"],
+        "benchpress_published": 4.60,
     }
+    assert peers["90% median width"]["benchpress_published"] == 27.2
+    shown = format_peers(list(peers.values()), "ours")
+    assert "published" in shown and "goal" not in shown and "met" not in shown
 
 
 def test_reference_recipe_port_is_the_loop_version_and_matches_its_pinned_error():
@@ -171,7 +171,7 @@ def test_evaluate_command_writes_json(tmp_path, capsys):
     assert results["protocol"]["folds_file"] == "benchmarks/data/folds_s10_f3_bs42_ms1.json"
     medae = results["methods"]["column_mean"]["holdout"]["medae"]
     assert 10.0 < medae < 12.5
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(CommandError, match="unknown method 'nope'"):
         args = parser.parse_args(["evaluate", "--quick", "--no-probe", "--methods", "nope"])
         args.func(args)
 
