@@ -14,7 +14,13 @@ import polars as pl
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, MODES
 from pipelines.settings import DRIFT_CHECKS
 from pipelines.sources import SOURCES
-from predictor.cli_output import add_output_options, add_progress_option, emit, progress_bar
+from predictor.cli_output import (
+    add_output_options,
+    add_progress_option,
+    emit,
+    print_table,
+    progress_bar,
+)
 
 EXIT_FAILED = 1
 
@@ -131,13 +137,51 @@ def cmd_warehouse_stats(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
 
-    def table() -> None:
-        for source, facts in stats["sources"].items():
-            print(f"{source}: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
-        print(f"matrix: {stats['matrix']}")
-
-    emit(args, stats_frame(stats), payload=stats, table=table)
+    emit(args, stats_frame(stats), payload=stats, table=lambda: print_stats(stats))
     return 0
+
+
+STATS_COLUMNS = {  # table heading -> the source's figure
+    "source": "source",
+    "status": "status",
+    "payloads": "payloads",
+    "rows": "rows",
+    "models": "models",
+    "benchmarks": "benchmarks",
+    "resolved": "resolution_rate",
+    "unresolved models": "unresolved_model_names",
+    "unresolved benchmarks": "unresolved_benchmark_names",
+    "data fetched": "data_fetched_at",
+}
+
+
+def _figure(value: object, key: str) -> object:
+    if value is None:
+        return ""
+    if key == "resolution_rate":
+        return f"{100 * float(value):.1f}%"
+    if key == "data_fetched_at":
+        return str(value)[:10]
+    return f"{value:,}" if isinstance(value, int) else value
+
+
+def print_stats(stats: dict[str, Any]) -> None:
+    """A table of the sources, why a stale one is stale, then the matrix in one sentence."""
+    rows = [
+        {head: _figure({"source": s, **f}.get(key), key) for head, key in STATS_COLUMNS.items()}
+        for s, f in stats["sources"].items()
+    ]
+    print_table(rows, list(STATS_COLUMNS))
+    for source, facts in stats["sources"].items():
+        if facts.get("error"):
+            print(f"{source} is stale since {facts['error_at']}: {facts['error']}")
+    m = stats["matrix"]
+    rest = m["without_open_llm_leaderboard"]
+    print(
+        f"matrix: {m['models']:,} models x {m['benchmarks']:,} benchmarks, {m['cells']:,} cells, "
+        f"{m['conflicts']:,} conflicts (without the Open LLM Leaderboard: {rest['models']:,} "
+        f"models x {rest['benchmarks']:,} benchmarks, {rest['cells']:,} cells)"
+    )
 
 
 def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
