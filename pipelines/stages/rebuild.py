@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from pipelines.identity.registry import load_registry
 from pipelines.identity.resolve import resolve
@@ -19,6 +20,33 @@ from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
 from warehouse.scores import current_source_scores
 from warehouse.snapshots import stage
+
+
+def held_then(
+    con: duckdb.DuckDBPyConnection,
+    scores: pl.DataFrame,
+    cells: pl.DataFrame,
+    as_of: datetime,
+    params: FitParams,
+) -> str:
+    """What the warehouse held at `as_of`, and from when each source's data dates: why a fit
+    was impossible then, and which later date to try."""
+    sources = sorted(set(scores["source"].to_list()))
+    per_model = cells.group_by("model_id").len()["len"].max() if cells.height else 0
+    per_bench = cells.group_by("benchmark_id").len()["len"].max() if cells.height else 0
+    first = con.execute(
+        "SELECT source, min(fetched_at) FROM raw_payloads GROUP BY 1 ORDER BY 2, 1"
+    ).fetchall()
+    since = ", ".join(f"{source} {when.date().isoformat()}" for source, when in first)
+    return (
+        f"as of {as_of.date().isoformat()} the warehouse held {scores.height:,} scores from "
+        f"{len(sources)} source(s) ({', '.join(sources)}): "
+        f"{cells['model_id'].n_unique() if cells.height else 0:,} models x "
+        f"{cells['benchmark_id'].n_unique() if cells.height else 0:,} benchmarks, "
+        f"{cells.height:,} cells; the best-covered model had {per_model} scores (the fit needs "
+        f"{params.min_per_model}), the best-covered benchmark {per_bench} models (needs "
+        f"{params.min_per_benchmark}); first data per source: {since}: try a later --as-of"
+    )
 
 
 def rebuild_as_of(
@@ -31,7 +59,10 @@ def rebuild_as_of(
     normalized = resolve(scores, registry)
     cells, conflicts = build_matrix(normalized)
     scale_of = dict(registry.benchmarks.select("benchmark_id", "scale").iter_rows())
-    fit = fit_matrix(cells, scale_of, params)
+    try:
+        fit = fit_matrix(cells, scale_of, params)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; {held_then(con, scores, cells, as_of, params)}") from None
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
     facts = {
         "as_of": as_of.isoformat(),

@@ -124,6 +124,22 @@ def test_rebuild_as_of_uses_the_parses_current_then(history) -> None:
     assert BenchPress.from_pretrained(str(path)).predict(PROBES).keys()
 
 
+def test_rebuild_too_early_says_what_the_warehouse_held_then(history) -> None:
+    home, base, *_ = history
+    con = duckdb.connect(str(warehouse_path(home)))
+    try:
+        with pytest.raises(ValueError) as caught:
+            rebuild_as_of(con, datetime(2025, 1, 1, tzinfo=UTC), base / "too-early", fit_params())
+    finally:
+        con.close()
+    message = str(caught.value)
+    assert message.startswith("no model/benchmark meets the minimum observation counts")
+    assert "as of 2025-01-01 the warehouse held" in message
+    assert "2 source(s) (evalplus, open_llm_leaderboard)" in message
+    assert "(the fit needs 15)" in message and "try a later --as-of" in message
+    assert not (base / "too-early").exists()
+
+
 def test_shrunken_source_is_blocked_and_latest_stays(history, monkeypatch) -> None:
     home, base, _, second, v1_predictions = history
     broken = base / "broken_root"
