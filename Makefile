@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-export BENCHPRESS_HOME ?= $(CURDIR)/.benchpress
+# State lives in BENCHPRESS_HOME when set, else the user's data directory (platformdirs), so
+# `make demo` and a later `.venv/bin/benchpress ...` from any folder see the same snapshots.
 DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
 
-.PHONY: install demo test lint format dagster bundle clean app browser-deps
+.PHONY: install demo test lint format docs dagster bundle clean app browser-deps
 
 install: $(STAMP)
 
@@ -33,10 +34,14 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
+# or a docstring the API reference cannot render fails the build. Builds offline.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 # The Dagster UI on the code location (lineage, runs, checks, the daily schedule).
 dagster: $(STAMP)
-	BENCHPRESS_HOME=$(BENCHPRESS_HOME) $(BIN)/python -c "from pipelines.run import ensure_dagster_home; ensure_dagster_home()"
-	DAGSTER_HOME=$(BENCHPRESS_HOME)/dagster $(BIN)/dagster dev  # [tool.dagster]: location "benchpress"
+	$(BIN)/python -m pipelines.ui  # dagster-webserver + dagster-daemon, location "benchpress"
 
 # The local web page on http://127.0.0.1:8765 (predict, compare, matrix, fit plots).
 app: $(STAMP)
@@ -56,4 +61,4 @@ bundle: $(STAMP)
 	$(BIN)/python -m pipelines.bundle
 
 clean:
-	rm -rf $(VENV) .benchpress .pytest_cache .ruff_cache test-artifacts
+	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts site

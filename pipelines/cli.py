@@ -88,7 +88,15 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         return 1
     state = "published" if outcome.published else "unchanged (identical content), latest is"
     print(f"snapshot {state} {outcome.version}")
+    print(f"state: {state_line()}")
     return 0
+
+
+def state_line() -> str:
+    """Where the warehouse and snapshots live, and why there (the variable or the default)."""
+    from predictor.paths import benchpress_home, home_origin
+
+    return f"{benchpress_home()} ({home_origin()}; set BENCHPRESS_HOME to use another folder)"
 
 
 def sources_frame(described: list[dict[str, Any]]) -> pl.DataFrame:

@@ -1,4 +1,6 @@
-"""Where state lives: everything under BENCHPRESS_HOME (default ./.benchpress)."""
+"""Where state lives: everything under BENCHPRESS_HOME, by default the user's data directory
+(`~/.local/share/benchpress` on Linux, via platformdirs), so results never depend on the
+folder a command runs in."""
 
 from __future__ import annotations
 
@@ -8,9 +10,22 @@ from pathlib import Path
 HOME_ENV = "BENCHPRESS_HOME"
 
 
+def default_home() -> Path:
+    """The user's data directory for benchpress (platformdirs' user_data_dir)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("benchpress", appauthor=False))
+
+
 def benchpress_home() -> Path:
-    """The state directory; created lazily by writers, never by readers."""
-    return Path(os.environ.get(HOME_ENV) or ".benchpress").resolve()
+    """The state directory: BENCHPRESS_HOME, else `default_home()`; created lazily by
+    writers, never by readers."""
+    return Path(os.environ.get(HOME_ENV) or default_home()).expanduser().resolve()
+
+
+def home_origin() -> str:
+    """How the state directory was chosen, for messages that say where state lives."""
+    return "BENCHPRESS_HOME" if os.environ.get(HOME_ENV) else "the default"
 
 
 def snapshot_store_dir(home: Path | None = None) -> Path:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,3 +35,10 @@ def benchpress_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("BENCHPRESS_HOME", str(home))
     return home
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never touch the developer's own state: without BENCHPRESS_HOME the default is the
+    user's data directory, so the whole session gets a throwaway home unless a test sets one."""
+    if not os.environ.get("BENCHPRESS_HOME"):
+        os.environ["BENCHPRESS_HOME"] = tempfile.mkdtemp(prefix="benchpress-test-home-")
