@@ -7,6 +7,10 @@ of a task that reports one. `transform` `complement` turns an error rate into th
 higher-is-better benchmark records (100 - x). `note` says where a local run is known to sit
 on another harness or shot count than the matrix's scores; it is shown with the score.
 
+A row with an empty `benchmark_id` lists a task known to measure none of our benchmarks (a
+subset, a single language, another metric): its rows are `unmapped`, with the note saying why.
+A metric the file marks lower-is-better maps only through a `complement` row (or `--map`).
+
 A task in no table is kept as `unmapped` (listed, never dropped); `--map task=benchmark`
 (or `task:metric=benchmark`) overrides or extends the tables for one call."""
 
@@ -126,6 +130,23 @@ def _field(raw: RawResult) -> str:
     return f"task {raw.task!r}, metric {raw.metric!r}"
 
 
+LOWER_IS_BETTER_NOTE = (
+    "the file says lower is better for this metric; it maps only through a table row "
+    "with transform complement (or --map)"
+)
+
+
+def _against_direction(raw: RawResult, entry: MapEntry) -> bool:
+    """A lower-is-better metric (an error rate) on a table row that would map it as is: the
+    reviewed rows map higher-is-better scores, so only `complement` (or the user's own
+    `--map`) may map it."""
+    return (
+        raw.lower_is_better is True
+        and entry.transform != "complement"
+        and entry.note != "mapped by --map"
+    )
+
+
 def map_rows(
     raws: list[RawResult], file: ResultFile, overrides: Overrides | None = None
 ) -> list[dict[str, object]]:
@@ -144,6 +165,10 @@ def map_rows(
         score, stderr = (None, None) if entry is None else _to_score(raw, entry)
         if raw.value is None:
             status = NOT_RUN
+        elif entry is not None and not entry.benchmark_id:
+            status = UNMAPPED  # the table lists the task as measuring none of our benchmarks
+        elif entry is not None and _against_direction(raw, entry):
+            status, entry = OTHER_METRIC, MapEntry("", raw.metric, "", LOWER_IS_BETTER_NOTE)
         elif entry is not None:
             status = MAPPED
         else:
