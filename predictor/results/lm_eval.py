@@ -1,0 +1,459 @@
+"""lm-evaluation-harness `results_<timestamp>.json` (0.4.x): one row per (task or group, metric).
+
+The file's `results` holds tasks and groups alike (`groups` repeats the groups), each with
+`metric,filter` keys (`acc,none`, `exact_match,strict-match`, `pass@1,create_test`) and their
+`metric_stderr,filter` twins, kept as measurement noise. Every task and group is a row: a group
+score is used as a benchmark score only where the reviewed table maps the group (`mmlu`,
+`leaderboard_bbh`); its subtasks stay `unmapped` and name the group they were run under.
+
+Kept from the file: `n-samples` (effective count; a group's `sample_count`, else the sum over
+its tasks), `n-shot`, `higher_is_better`, `lm_eval_version`, `date` (ISO 8601 UTC) and the
+model as written (`model_name`, else the model argument of `config.model_args`, else the model
+type). One derived row: where a task reports both `prompt_level_strict_acc` and
+`inst_level_strict_acc`, `strict_acc_mean` is their mean, the number the Open LLM Leaderboard
+v2 published as IFEval's raw value (`extra["derived_from"]` names the two keys).
+
+Refused with the file, the field and what to do: a `results` that is not an object of
+objects, a metric that is not a number, a task listed twice with two different scores, tasks
+of one file run on different models, and lm-eval 0.3 files (metric keys without a filter)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from predictor.results.errors import ResultsError
+from predictor.results.frame import RawResult
+from predictor.results.paths import ResultFile
+
+FORMAT = "lm_eval"
+TOOL = "lm-evaluation-harness"
+# keys beside the metrics in a task's entry (0.4.x), not metrics themselves
+ENTRY_KEYS = ("alias", "name", "sample_len", "sample_count", "samples")
+# keys only lm-eval's results files carry together with `results`
+MARKERS = ("lm_eval_version", "versions", "n-shot", "configs", "group_subtasks", "n-samples")
+NOT_COMPUTED = "N/A"
+# the model argument, in the order lm-eval itself names a run's model (adapters first)
+MODEL_ARGS = ("peft", "delta", "pretrained", "model", "path", "engine")
+DERIVED_IFEVAL = ("strict_acc_mean", ("prompt_level_strict_acc", "inst_level_strict_acc"))
+
+# metrics on 0-1 (accuracy-like); anything else (perplexity, bleu, bits_per_byte, mcc, ...)
+# is on its own scale (`value`) and is not range-checked
+FRACTION_METRICS = frozenset(
+    {
+        "acc",
+        "acc_norm",
+        "acc_mutual_info",
+        "exact_match",
+        "em",
+        "exact",
+        "f1",
+        "mc1",
+        "mc2",
+        "mc3",
+        "math_verify",
+        "contains",
+        "strict_acc_mean",
+    }
+)
+FRACTION_SUFFIXES = ("_acc", "_accuracy", "_exact_match")
+FRACTION_PREFIXES = ("pass@", "pass_at_", "acc_", "exact_match_")
+# task families whose accuracy-like metrics lm-eval reports on 0-100
+PERCENT_TASK_PREFIXES = ("squadv2", "scrolls_")
+PERCENT_METRICS = frozenset(
+    {
+        "exact",
+        "f1",
+        "em",
+        "HasAns_exact",
+        "HasAns_f1",
+        "NoAns_exact",
+        "NoAns_f1",
+        "best_exact",
+        "best_f1",
+    }
+)
+
+
+def looks_like(doc: object) -> bool:
+    """An lm-eval results file: `results` with the harness's own companions (a malformed
+    `results` is then reported as such, not as an unknown format)."""
+    return (
+        isinstance(doc, dict)
+        and "results" in doc
+        and "eval" not in doc
+        and any(key in doc for key in MARKERS)
+    )
+
+
+def metric_unit(task: str, metric: str) -> str:
+    """`fraction` for accuracy-like metrics, `percent` for the families that report them on
+    0-100 (SQuAD v2, SCROLLS), else `value`."""
+    if task.startswith(PERCENT_TASK_PREFIXES):
+        return "percent" if metric in PERCENT_METRICS else "value"
+    if (
+        metric in FRACTION_METRICS
+        or metric.endswith(FRACTION_SUFFIXES)
+        or metric.startswith(FRACTION_PREFIXES)
+    ):
+        return "fraction"
+    return "value"
+
+
+def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
+    """The rows of one results file; `doc` is the parsed JSON (`detect` parsed it once)."""
+    if not isinstance(doc, dict):
+        raise ResultsError(file.path, "an lm-eval results file is a JSON object")
+    results = _objects(file, doc, "results")
+    groups = _objects(file, doc, "groups") if doc.get("groups") is not None else {}
+    _refuse_old_format(file, doc, results)
+    _refuse_duplicate_tasks(file, results, groups)
+    # lm-eval lists plain tasks too, with no subtasks
+    subtasks = {g: tasks for g, tasks in _group_subtasks(file, doc).items() if tasks}
+    parents = {child: group for group, children in subtasks.items() for child in children}
+    model = _model(file, doc)
+    context = _Context(file, doc, model, subtasks, parents)
+    rows: list[RawResult] = []
+    names = list(results) + [g for g in groups if g not in results]
+    for task in names:
+        rows.extend(context.rows(task, results.get(task, groups.get(task, {}))))
+    return rows
+
+
+def _objects(file: ResultFile, doc: dict, key: str) -> dict[str, dict]:
+    """`results` / `groups`: an object of task name -> object of metric keys."""
+    value = doc.get(key)
+    if not isinstance(value, dict):
+        raise ResultsError(
+            file.path,
+            f"`{key}` must be an object of task name -> metrics",
+            key,
+            hint="is this a results_*.json written by lm-eval 0.4?",
+        )
+    for task, entry in value.items():
+        if not isinstance(entry, dict):
+            raise ResultsError(
+                file.path,
+                f"a task's entry must be an object, got {type(entry).__name__}",
+                f"{key}.{task}",
+            )
+    return value
+
+
+def _refuse_old_format(file: ResultFile, doc: dict, results: dict[str, dict]) -> None:
+    """lm-eval 0.3 wrote `acc` where 0.4 writes `acc,none`: its keys are not read."""
+    keys = [k for entry in results.values() for k in entry if k not in ENTRY_KEYS]
+    if keys and not any("," in k for k in keys) and "lm_eval_version" not in doc:
+        raise ResultsError(
+            file.path,
+            "an lm-eval 0.3 results file (metric keys without a filter, e.g. "
+            f"{keys[0]!r} instead of '{keys[0]},none')",
+            "results",
+            hint="re-run with lm-eval 0.4 or later, or write the scores as a "
+            "model,benchmark,score CSV",
+        )
+
+
+def _refuse_duplicate_tasks(
+    file: ResultFile, results: dict[str, dict], groups: dict[str, dict]
+) -> None:
+    """A task named twice (twice in `results`, or in `results` and `groups`) with two
+    different scores is a merged or edited file: which score is meant cannot be told."""
+    for task, entry in groups.items():
+        if task in results:
+            for key, value in entry.items():
+                other = results[task].get(key)
+                if "," in key and other is not None and not _same(value, other):
+                    raise ResultsError(
+                        file.path,
+                        f"task {task!r} has two different scores for {key!r}: "
+                        f"{other!r} in results, {value!r} in groups",
+                        f"groups.{task}.{key}",
+                        hint="was the file edited or merged from two runs? keep one run's file",
+                    )
+    repeated = _repeated_keys(file.data)
+    if repeated:
+        task, key, first, second = repeated[0]
+        raise ResultsError(
+            file.path,
+            f"task {task!r} is listed twice with different scores for {key!r}: "
+            f"{first!r} and {second!r}",
+            f"results.{task}",
+            hint="was the file merged from two runs? keep one run's file",
+        )
+
+
+def _repeated_keys(data: bytes) -> list[tuple[str, str, object, object]]:
+    """(task, metric key, first, second) of task entries that JSON lists twice under one
+    name with different metric values (the parser keeps only the last one)."""
+    found: list[tuple[str, str, object, object]] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        seen: dict[str, object] = {}
+        for key, value in items:
+            previous = seen.get(key)
+            if isinstance(previous, dict) and isinstance(value, dict):
+                for metric, number in value.items():
+                    if "," in metric and metric in previous and not _same(previous[metric], number):
+                        found.append((key, metric, previous[metric], number))
+            seen[key] = value
+        return seen
+
+    try:
+        json.loads(data.decode("utf-8-sig"), object_pairs_hook=pairs)
+    except (ValueError, RecursionError):  # already parsed once; cannot fail differently
+        return []
+    return found
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def _group_subtasks(file: ResultFile, doc: dict) -> dict[str, list[str]]:
+    value = doc.get("group_subtasks") or {}
+    if not isinstance(value, dict) or not all(
+        isinstance(v, list) and all(isinstance(t, str) for t in v) for v in value.values()
+    ):
+        raise ResultsError(
+            file.path,
+            "`group_subtasks` must map each group to a list of task names",
+            "group_subtasks",
+        )
+    return value
+
+
+def _model_arg(model_args: object) -> tuple[str, str] | None:
+    """(argument, model) from `config.model_args`, a string `k=v,...` or an object."""
+    if isinstance(model_args, str):
+        parsed = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    elif isinstance(model_args, dict):
+        parsed = model_args
+    else:
+        return None
+    for key in MODEL_ARGS:
+        value = parsed.get(key)
+        if isinstance(value, str) and value.strip():
+            return key, value.strip()
+    return None
+
+
+def _model(file: ResultFile, doc: dict) -> str:
+    """The model as the file names it; tasks run on different models are refused."""
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    from_args = _model_arg(config.get("model_args"))
+    _one_model(file, doc, config)
+    name = doc.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    if from_args:
+        return from_args[1]
+    if isinstance(config.get("model"), str) and config["model"].strip():
+        return config["model"].strip()
+    raise ResultsError(
+        file.path,
+        "the file names no model",
+        "model_name",
+        hint="lm-eval writes model_name and config.model_args; was the file edited?",
+    )
+
+
+def _one_model(file: ResultFile, doc: dict, config: dict) -> None:
+    """lm-eval copies the model arguments into every task's `configs.<task>.metadata`: tasks
+    naming different `pretrained` models come from different runs merged into one file."""
+    seen: dict[str, str] = {}
+    args = config.get("model_args")
+    parsed = _model_arg(args)
+    if isinstance(args, str | dict) and parsed and parsed[0] == "pretrained":
+        seen[parsed[1]] = "config.model_args"
+    configs = doc.get("configs") if isinstance(doc.get("configs"), dict) else {}
+    for task, task_config in configs.items():
+        metadata = task_config.get("metadata") if isinstance(task_config, dict) else None
+        pretrained = metadata.get("pretrained") if isinstance(metadata, dict) else None
+        if isinstance(pretrained, str) and pretrained.strip():
+            seen.setdefault(pretrained.strip(), f"configs.{task}.metadata.pretrained")
+    if len(seen) > 1:
+        (first, where_first), (second, where_second) = list(seen.items())[:2]
+        raise ResultsError(
+            file.path,
+            f"the file mixes models: {first!r} ({where_first}) and {second!r} ({where_second})",
+            where_second,
+            hint="a results file holds one model's run; was it merged from several runs? "
+            "read each run's own results file",
+        )
+
+
+class _Context:
+    """What every row of one file shares, and the per-task look-ups."""
+
+    def __init__(
+        self,
+        file: ResultFile,
+        doc: dict,
+        model: str,
+        subtasks: dict[str, list[str]],
+        parents: dict[str, str],
+    ):
+        self.file, self.model, self.subtasks, self.parents = file, model, subtasks, parents
+        self.n_samples = _mapping(doc.get("n-samples"))
+        self.n_shot = _mapping(doc.get("n-shot"))
+        self.higher = _mapping(doc.get("higher_is_better"))
+        self.versions = _mapping(doc.get("versions"))
+        version = doc.get("lm_eval_version")
+        self.tool_version = version if isinstance(version, str) else None
+        self.evaluated_at = _iso_time(doc.get("date"))
+        config = _mapping(doc.get("config"))
+        self.limit = config.get("limit")
+
+    def rows(self, task: str, entry: dict) -> list[RawResult]:
+        values: dict[str, tuple[str, float | None, float | None]] = {}
+        for key, raw in entry.items():
+            if key in ENTRY_KEYS or "," not in key:
+                continue
+            metric, _, filter_name = key.partition(",")
+            if metric.endswith("_stderr"):
+                continue
+            where = f"results.{task}.{key}"
+            value = self._value(raw, where)
+            stderr = self._stderr(entry.get(f"{metric}_stderr,{filter_name}"), task, key)
+            values[key] = (metric, value, stderr)
+        derived = self._derived(values)
+        n_shot = self._shots(task)
+        rows = []
+        for key, (metric, value, stderr) in {**values, **derived}.items():
+            filter_name = key.partition(",")[2]
+            extra: dict[str, object] = {"filter": filter_name, "alias": entry.get("alias")}
+            if task in self.subtasks:
+                extra["is_group"] = True
+            if self.limit is not None:
+                extra["limit"] = self.limit
+            if task in self.versions:
+                extra["task_version"] = self.versions[task]
+            if key in derived:
+                extra["derived_from"] = [f"{m},{filter_name}" for m in DERIVED_IFEVAL[1]]
+            rows.append(
+                RawResult(
+                    model=self.model,
+                    task=task,
+                    metric=key,
+                    value=value,
+                    unit=metric_unit(task, metric),
+                    tool=TOOL,
+                    format=FORMAT,
+                    tool_version=self.tool_version,
+                    stderr=stderr,
+                    n=self._count(task, key, entry),
+                    n_shot=n_shot,
+                    group=self.parents.get(task),
+                    evaluated_at=self.evaluated_at,
+                    lower_is_better=self._lower(task, metric),
+                    extra=extra,
+                )
+            )
+        return rows
+
+    def _value(self, raw: object, where: str) -> float | None:
+        if raw is None or raw == NOT_COMPUTED:
+            return None
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            raise ResultsError(
+                self.file.path,
+                f"a metric value must be a number, got {raw!r}",
+                where,
+                hint="was the file edited by hand? re-export it from the run",
+            )
+        return float(raw)
+
+    def _stderr(self, raw: object, task: str, key: str) -> float | None:
+        """`N/A` (lm-eval skipped it, e.g. for a group) and a non-finite value are 'none'."""
+        if raw is None or raw == NOT_COMPUTED:
+            return None
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            metric, _, filter_name = key.partition(",")
+            raise ResultsError(
+                self.file.path,
+                f"a standard error must be a number or 'N/A', got {raw!r}",
+                f"results.{task}.{metric}_stderr,{filter_name}",
+            )
+        return float(raw) if math.isfinite(raw) else None
+
+    @staticmethod
+    def _derived(values: dict[str, tuple[str, float | None, float | None]]) -> dict:
+        """IFEval's mean of prompt- and instruction-level strict accuracy (the Open LLM
+        Leaderboard's raw value): no stderr, the two are not independent."""
+        name, (prompt, inst) = DERIVED_IFEVAL
+        derived = {}
+        for key in values:
+            metric, _, filter_name = key.partition(",")
+            if metric != prompt:
+                continue
+            other = values.get(f"{inst},{filter_name}")
+            first = values[key][1]
+            if other is not None and first is not None and other[1] is not None:
+                derived[f"{name},{filter_name}"] = (name, (first + other[1]) / 2, None)
+        return derived
+
+    def _leaves(self, task: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        children = self.subtasks.get(task)
+        if not children or task in seen:
+            return [task]
+        return [leaf for child in children for leaf in self._leaves(child, seen | {task})]
+
+    def _count(self, task: str, key: str, entry: dict) -> int | None:
+        """Samples scored: `n-samples` (effective), a group's `sample_count` for the metric,
+        else the sum over the group's tasks."""
+        own = _effective(self.n_samples.get(task))
+        if own is not None:
+            return own
+        counts = entry.get("sample_count")
+        if isinstance(counts, dict) and _is_count(counts.get(key)):
+            return counts[key]
+        if task in self.subtasks:
+            leaves = [_effective(self.n_samples.get(leaf)) for leaf in self._leaves(task)]
+            if leaves and all(n is not None for n in leaves):
+                return sum(leaves)
+        length = entry.get("sample_len")
+        return length if _is_count(length) else None
+
+    def _shots(self, task: str) -> int | None:
+        """The task's `n-shot`; a group's when all its tasks agree."""
+        shots = self.n_shot.get(task)
+        if _is_count(shots):
+            return shots
+        if task in self.subtasks:
+            found = {self.n_shot.get(leaf) for leaf in self._leaves(task)}
+            if len(found) == 1 and _is_count(next(iter(found))):
+                return found.pop()
+        return None
+
+    def _lower(self, task: str, metric: str) -> bool | None:
+        higher = _mapping(self.higher.get(task)).get(metric)
+        return (not higher) if isinstance(higher, bool) else None
+
+
+def _mapping(value: object) -> Mapping:
+    return value if isinstance(value, dict) else {}
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _effective(value: object) -> int | None:
+    if isinstance(value, dict) and _is_count(value.get("effective")):
+        return value["effective"]
+    return None
+
+
+def _iso_time(value: object) -> str | None:
+    """lm-eval's `date` (seconds since the epoch) as ISO 8601 UTC."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    try:
+        return datetime.fromtimestamp(value, tz=UTC).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return None
