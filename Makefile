@@ -59,6 +59,7 @@ browser-deps:
 # Rebuild the snapshot bundled in the package from the recorded payloads.
 bundle: $(STAMP)
 	$(BIN)/python -m pipelines.bundle
+	$(BIN)/python -m pipelines.bundle_pretrained  # microsoft/benchpress-v1: the paper matrix
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts site

@@ -2,14 +2,17 @@
 
 bp = BenchPress.load("2026.11.30.2")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
+bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy files
 """
 
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +25,21 @@ from predictor.stores import open_store
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
 _UNBOUNDED_LIMIT = 1e7
+
+# What `predict` takes as probe scores: {benchmark: score}, a results frame
+# (`read_results`), or results files, folders and globs.
+ProbeInput = Mapping[str, float] | pl.DataFrame | str | os.PathLike | Sequence[str | os.PathLike]
+
+
+def _is_paths(value: object) -> bool:
+    """A path, or a non-empty list or tuple of paths (never a list of (name, score) pairs)."""
+    if isinstance(value, str | os.PathLike):
+        return True
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(isinstance(v, str | os.PathLike) for v in value)
+    )
 
 
 def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
@@ -94,6 +112,7 @@ class BenchPress:
         values = self._dense(self.fit_models_, self.fit_benchmarks_)
         self.completer_ = restore_state(fit["state"], values)
         self._scale = dict(snapshot.benchmarks.select("benchmark_id", "scale").iter_rows())
+        self._percent = np.array([self._scale[b] == "percent" for b in self.fit_benchmarks_])
         self._range = _valid_ranges(snapshot.benchmarks)
         ranges = [self._range.get(b, (-math.inf, math.inf)) for b in self.fit_benchmarks_]
         self._bounds = tuple(np.array(side) for side in zip(*ranges, strict=True))  # low, high
@@ -122,7 +141,12 @@ class BenchPress:
 
     @classmethod
     def from_pretrained(cls, name: str = "latest") -> BenchPress:
-        """A version string, "latest", or the path of a snapshot directory."""
+        """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.pretrained`), a
+        version string, "latest", or the path of a snapshot directory."""
+        from predictor.pretrained import resolve_pretrained
+
+        if (pretrained := resolve_pretrained(name)) is not None:
+            return cls(load_snapshot(pretrained))
         path = Path(name)
         if name not in ("latest",) and path.is_dir():
             return cls(load_snapshot(path))
@@ -189,7 +213,9 @@ class BenchPress:
         return cells.select([c for c in wanted if c in cells.columns])
 
     # -------------------------------------------------------------- prediction
-    def _probe_row(self, probe_scores: Mapping[str, float]) -> np.ndarray:
+    def _probe_row(
+        self, probe_scores: Mapping[str, float], warn_fractions: bool = True
+    ) -> np.ndarray:
         if not isinstance(probe_scores, Mapping):
             kind = type(probe_scores).__name__
             raise TypeError(f"probe_scores must be a mapping of benchmark -> score, got {kind}")
@@ -229,16 +255,16 @@ class BenchPress:
             if not np.isnan(row[column]):
                 raise ProbeScoreError(f"benchmark {benchmark!r} is given twice (as {name!r})")
             row[column] = value
-        self._warn_if_fractions(row)
+        if warn_fractions:
+            self._warn_if_fractions(row)
         return row
 
     def _warn_if_fractions(self, row: np.ndarray) -> None:
         """Scores are percent (0-100). Every percent score at most 1 (gpqa_diamond=0.8) is
         almost surely a fraction: the answer would be for a near-zero model, silently."""
         given = [
-            (name, row[c])
-            for c, name in enumerate(self.fit_benchmarks_)
-            if np.isfinite(row[c]) and self._scale[name] == "percent"
+            (self.fit_benchmarks_[c], row[c])
+            for c in np.flatnonzero(np.isfinite(row) & self._percent)
         ]
         if given and all(v <= 1.0 for _, v in given) and any(v > 0.0 for _, v in given):
             shown = ", ".join(f"{name}={v:g}" for name, v in given[:3])
@@ -249,26 +275,106 @@ class BenchPress:
                 stacklevel=4,
             )
 
+    def read_results(
+        self,
+        paths: str | os.PathLike | Sequence[str | os.PathLike],
+        overrides: Mapping[tuple[str, str | None], str] | Sequence[str] | None = None,
+    ) -> pl.DataFrame:
+        """Results files (lm-eval, Inspect, Every Eval Ever, HELM, tidy CSV/JSON; files,
+        folders, globs) as one tidy frame (`predictor.results.RESULT_SCHEMA`) on this
+        snapshot's benchmark ids.
+
+        Every row of every file is kept; `status` says which are usable probe scores
+        (`mapped`) and why the others are not (`unmapped`, `other_metric`, `not_run`, and
+        `not_fitted`: a benchmark of ours this snapshot's fit does not hold). A tidy table's
+        benchmark names are resolved like any name here. `overrides`: `--map` items
+        (`["my_task=gpqa_diamond"]`) or their parsed mapping. A file that cannot be used
+        raises `ResultsError` naming it, the field and what to do."""
+        from predictor.results import parse_overrides
+        from predictor.results import read_results as read_files
+
+        if overrides is not None and not isinstance(overrides, Mapping):
+            overrides = parse_overrides(overrides)
+        return self.on_snapshot(read_files(paths, overrides))
+
+    def on_snapshot(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """A results frame (from `predictor.results.read_results`) on this snapshot's ids:
+        names resolved, `not_fitted` rows marked, every usable score in its range."""
+        from predictor.results.snapshot import on_snapshot
+
+        return on_snapshot(
+            frame, self.resolve_benchmark, self._column, self._fit_ranges, self.version
+        )
+
+    @cached_property
+    def _fit_ranges(self) -> dict[str, tuple[float, float]]:
+        """Valid range of every fitted benchmark (percent ones 0-100 even without bounds)."""
+        return {
+            b: (0.0, 100.0) if self._scale[b] == "percent" else self._range[b]
+            for b in self.fit_benchmarks_
+            if self._scale[b] == "percent" or b in self._range
+        }
+
+    def _scores_of(self, probe_scores: ProbeInput, model: str | None) -> Mapping[str, float]:
+        """{benchmark: score} of a mapping as is, of one model of a results frame or files."""
+        return self._scores_and_units(probe_scores, model)[0]
+
+    def _scores_and_units(
+        self, probe_scores: ProbeInput, model: str | None
+    ) -> tuple[Mapping[str, float], bool]:
+        """(scores, whether every score was converted from a unit its file states)."""
+        if isinstance(probe_scores, Mapping):
+            if model is not None:
+                raise TypeError(
+                    "model= picks one model of a results frame or files; a mapping of "
+                    "benchmark -> score already is one model's scores"
+                )
+            return probe_scores, False
+        if isinstance(probe_scores, pl.DataFrame):
+            frame = self.on_snapshot(probe_scores)
+        elif _is_paths(probe_scores):
+            frame = self.read_results(probe_scores)
+        else:
+            return probe_scores, False  # `_probe_row` says what it takes
+        from predictor.results import probe_scores as scores_in
+        from predictor.results.inputs import summarise
+
+        inputs = summarise(frame, model)
+        if not inputs.scores:
+            scores_in(frame, model)  # raises: no result maps onto a benchmark of ours
+        return inputs.scores, inputs.units_known
+
     def predict(
         self,
-        probe_scores: Mapping[str, float],
+        probe_scores: ProbeInput,
         level: float = 0.9,
         targets: str | Sequence[str] | None = None,
+        model: str | None = None,
+        handle_missing: str = "interpolate",
     ) -> dict[str, Prediction]:
         """Predict every fitted benchmark for a new model from its probe scores.
 
-        The model is folded in against the snapshot's benchmark factors (no refit). Probes
-        come back unchanged with `observed=True` and a zero-width interval. `targets` (a
-        profile name or benchmark names, as elsewhere) keeps only those benchmarks.
+        `probe_scores`: {benchmark: score}; or a results frame (`read_results`) or results
+        files, folders and globs, whose usable rows are the scores (`model` picks one model
+        when they hold several). The model is folded in against the snapshot's benchmark
+        factors (no refit). Probes come back unchanged with `observed=True` and a zero-width
+        interval. `targets` (a profile name or benchmark names, as elsewhere) keeps only
+        those benchmarks. `handle_missing`: probes on benchmarks this snapshot lacks (known
+        elsewhere) are left out with a warning ("interpolate") or refused ("error"); see
+        `predictor.missing_probes`.
         """
+        from predictor.missing_probes import split_probes
+
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
-        row = self._probe_row(probe_scores)
+        scores, units_known = self._scores_and_units(probe_scores, model)
+        scores = split_probes(self, scores, handle_missing)
+        # scores converted from the files' own units cannot be fractions mistaken for percent
+        row = self._probe_row(scores, warn_fractions=not units_known)
         trust = np.full(len(row), np.nan)
         if hasattr(self.completer_, "fold_in_summary"):  # one fold-in pass for everything
             mean, low, high, within = self.completer_.fold_in_summary(row, level, TRUST_WIDTH)
-            percent = np.array([self._scale[b] == "percent" for b in self.fit_benchmarks_])
-            trust = np.where(percent, within, np.nan)
+            trust = np.where(self._percent, within, np.nan)
         else:  # a recipe (ALS) snapshot: no predictive distribution, no trust figure
             mean = self.completer_.fold_in(row)
             low, high = self.completer_.fold_in_interval(row, level=level)
@@ -277,15 +383,19 @@ class BenchPress:
         # interval covers at least as often
         mean, low, high = (self.in_range(a) for a in (mean, low, high))
         kept = self._targets(targets)
+        # plain floats once per array (numpy scalars one by one are slow)
+        low, high = np.minimum(low, mean).tolist(), np.maximum(high, mean).tolist()
+        observed, mean = (~np.isnan(row)).tolist(), mean.tolist()
+        trust = [None if math.isnan(t) else t for t in trust.tolist()]
         return {
             benchmark: Prediction(
                 benchmark=benchmark,
-                score=float(mean[j]),
-                low=float(min(low[j], mean[j])),
-                high=float(max(high[j], mean[j])),
+                score=mean[j],
+                low=low[j],
+                high=high[j],
                 level=level,
-                observed=not np.isnan(row[j]),
-                p_within_5=None if np.isnan(trust[j]) else float(trust[j]),
+                observed=observed[j],
+                p_within_5=trust[j],
             )
             for j, benchmark in enumerate(self.fit_benchmarks_)
             if kept is None or benchmark in kept
@@ -340,17 +450,47 @@ class BenchPress:
 
         return compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs)
 
-    def what_to_run_next(self, known_scores, targets=None, budget=None, top=5, **kwargs):
-        """Unobserved benchmarks ranked by target-interval narrowing per unit cost."""
+    def what_to_run_next(
+        self, known_scores, targets=None, budget=None, top=5, *, model=None, **kwargs
+    ):
+        """Unobserved benchmarks ranked by target-interval narrowing per unit cost.
+
+        `known_scores` as `predict` takes them (a mapping, a results frame, files)."""
         from predictor.trust.next_benchmark import what_to_run_next
 
-        return what_to_run_next(self, known_scores, targets, budget, top, **kwargs)
+        known = self._scores_of(known_scores, model)
+        return what_to_run_next(self, known, targets, budget, top, **kwargs)
 
     def suspicious_scores(self, threshold=3.5):
         """Observed cells far from their leave-one-out fold-in prediction (cached)."""
         from predictor.trust.suspicious import suspicious_scores
 
         return suspicious_scores(self, threshold)
+
+    # ------------------------------------------------------- joint predictive (tracking)
+    def predictive_draws(
+        self,
+        probe_scores: Mapping[str, float],
+        n: int = 4000,
+        random_state: int = 0,
+        level: float = 0.9,
+    ) -> tuple[list[str], np.ndarray]:
+        """(fitted benchmarks, (n, benchmarks) array): joint predictive draws of a new model.
+
+        What `predict` summarises per benchmark, kept joint: the fraction of draws in which
+        several benchmarks all pass a threshold is the probability that they all do (not the
+        product of the marginals: benchmarks that load on the same factors move together).
+        The draws' central `level` range is `predict`'s interval at that level; probes come
+        back as given; every draw is clipped to its benchmark's valid range (`in_range`).
+        Seeded: the same arguments give the same draws."""
+        if not hasattr(self.completer_, "fold_in_draws"):
+            raise TypeError(
+                f"snapshot {self.version} was fitted by a method without a predictive "
+                "distribution (the recipe ALS): it has no predictive draws"
+            )
+        row = self._probe_row(probe_scores)
+        draws = self.completer_.fold_in_draws(row, n, random_state, level)
+        return list(self.fit_benchmarks_), self.in_range(draws)
 
 
 def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:

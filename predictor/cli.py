@@ -23,9 +23,21 @@ from predictor.cli_output import (
     interval_level,
     level_label,
     print_table,
+    printable,
+)
+from predictor.cli_results import (
+    add_from_options,
+    check_from_options,
+    fractions_checked,
+    inputs_from,
+    inputs_payload,
+    no_scores_error,
+    print_inputs,
+    scores_with,
 )
 from predictor.cli_trust import target_names
 from predictor.resolve import UnknownNameError
+from predictor.results.errors import ResultsError
 from predictor.snapshots import (
     BrokenSnapshotWarning,
     SnapshotError,
@@ -120,14 +132,27 @@ def _percent(p: float | None) -> str:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    scores = parse_scores(args.scores)
+    check_from_options(args)
+    if args.scores is None and not args.from_paths:
+        raise CommandError(
+            "give the probe scores: --scores name=value,... or --from PATH (results files), or both"
+        )
+    extra = parse_scores(args.scores) if args.scores is not None else None
     bp = BenchPress.load(args.version, store=args.store)
-    check_distinct_benchmarks(scores, bp.resolve_benchmark)
-    predictions = bp.predict(scores, level=args.level, targets=target_names(args.targets))
+    if extra:
+        check_distinct_benchmarks(extra, bp.resolve_benchmark)
+    inputs = inputs_from(bp, args)
+    scores, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
+    if not scores:
+        raise no_scores_error(inputs)
+    with fractions_checked(inputs, extra):
+        predictions = bp.predict(scores, level=args.level, targets=target_names(args.targets))
     frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
     shown = frame.sort("benchmark")
 
     def table() -> None:
+        if inputs is not None:
+            print_inputs(inputs, extra, replaced)
         print(
             f"snapshot {bp.version}: {len(predictions)} benchmarks, "
             f"{level_label(args.level)} intervals"
@@ -144,6 +169,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
         print_table(rows, ["benchmark", "score", "low", "high", "±", "P(|err|<=5)", "kind"])
 
     payload = {"version": bp.version, "level": args.level, "predictions": shown.to_dicts()}
+    if inputs is not None:
+        payload["inputs"] = inputs_payload(inputs, extra, replaced)
     emit(args, frame, payload=payload, table=table)
     return 0
 
@@ -368,8 +395,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    predict = sub.add_parser("predict", help="predict unseen benchmarks from probe scores")
-    predict.add_argument("--scores", required=True, help="probe scores: name=value,name=value")
+    predict = sub.add_parser(
+        "predict", help="predict unseen benchmarks from probe scores or results files"
+    )
+    predict.add_argument(
+        "--scores",
+        help="probe scores: name=value,name=value (with --from: added to the files' scores, "
+        "replacing a file's score of the same benchmark)",
+    )
+    add_from_options(predict)
     predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
     predict.add_argument("--store", type=store_uri, help=STORE_HELP)
     predict.add_argument(
@@ -448,8 +482,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("benchpress: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError) as exc:
-        print(f"benchpress: error: {exc}", file=sys.stderr)
-        usage = CommandError | UnknownNameError | ProbeScoreError  # the caller's input
+        # a results file's names are data: escaped, so the message stays one plain line
+        message = printable(exc) if isinstance(exc, ResultsError) else exc
+        print(f"benchpress: error: {message}", file=sys.stderr)
+        usage = CommandError | UnknownNameError | ProbeScoreError | ResultsError  # the input
         return EXIT_USAGE if isinstance(exc, usage) else EXIT_FAILED
     except OSError as exc:  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
         print(f"benchpress: error: {exc}", file=sys.stderr)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -109,6 +110,22 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 # --------------------------------------------------------------------------- printing
+# C0 controls, DEL, C1 controls, and the bidirectional overrides that reorder what a
+# terminal shows: names read from files are data and must not steer the terminal
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: object) -> str:
+    """`text` with every control character escaped (`\\x1b`, `\\n`, `\\u202e`), so
+    names from results files print as what they are, on one line."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return repr(char)[1:-1] if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+    return _CONTROL.sub(escape, str(text))
+
+
 def clean(value: Any) -> Any:
     """NaN / infinity -> None, so JSON output stays valid JSON."""
     if isinstance(value, float) and not math.isfinite(value):

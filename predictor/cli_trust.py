@@ -9,6 +9,7 @@ time).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from predictor.cli_output import (
     CommandError,
@@ -21,8 +22,13 @@ from predictor.cli_output import (
     positive_float,
     positive_int,
     print_frame,
+    printable,
     progress_bar,
 )
+from predictor.cli_results import FROM_HELP, add_from_options
+
+if TYPE_CHECKING:
+    from predictor.results.inputs import ResultInputs
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 LEVEL_HELP = "interval level between 0 and 1 (default 0.9)"
@@ -62,20 +68,55 @@ def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
     return None, parse_scores(text)
 
 
+def _file_models(bp, args: argparse.Namespace) -> list[tuple[str, ResultInputs]]:
+    """(name, inputs) of every model in the `--from` files, in first-seen order."""
+    from predictor.cli_results import no_scores_error, read_from
+    from predictor.results.inputs import summarise_models
+
+    if not args.from_paths:
+        return []
+    found = list(summarise_models(read_from(bp, args)).items())
+    for model, inputs in found:
+        if not inputs.scores:
+            raise no_scores_error(inputs, f"model {model!r}")
+    return found
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from predictor.cli import check_distinct_benchmarks
+    from predictor.cli_results import check_from_options, inputs_payload, print_inputs
     from predictor.trust import compare_models, compare_with_known_models
 
+    check_from_options(args)
+    if not args.model and not args.from_paths:
+        raise CommandError("give the models: --model [NAME:]name=value,... or --from PATH")
     bp = _load(args)
-    parsed = [_parse_model(t) for t in args.model]
+    parsed = [_parse_model(t) for t in args.model or ()]
     names = [n or f"model_{k + 1}" for k, (n, _) in enumerate(parsed)]
     probes = [p for _, p in parsed]
     for scores in probes:
         check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model")
+    from_files = _file_models(bp, args)
+    names += [name for name, _ in from_files]
+    probes += [inputs.scores for _, inputs in from_files]
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise CommandError(f"model {', '.join(map(repr, twice))} is given twice; name each once")
+
+    def show_inputs() -> None:
+        for _, inputs in from_files:
+            print_inputs(inputs)
+        if from_files:
+            print()
+
+    inputs = [inputs_payload(i) for _, i in from_files]
     targets = target_names(args.targets)
     if args.reference:
         if len(probes) != 1:
-            raise CommandError("--reference compares exactly one --model")
+            raise CommandError(
+                f"--reference compares exactly one model, got {len(probes)} "
+                f"({', '.join(printable(n) for n in names)})"
+            )
         refs = _names(args.reference, "--reference")
         result = compare_with_known_models(
             bp,
@@ -87,16 +128,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
         frame = result.to_frame()
         payload = {"version": bp.version, "rows": frame_rows(frame)}
-        emit(args, frame, payload=payload, table=lambda: print(result.summary()))
+        if from_files:
+            payload["inputs"] = inputs
+
+        def reference_table() -> None:
+            show_inputs()
+            print(result.summary())
+
+        emit(args, frame, payload=payload, table=reference_table)
         return 0
     if len(probes) < 2:
-        raise CommandError("give two or more --model, or one --model with --reference")
+        raise CommandError(
+            "give two or more --model, or one --model with --reference"
+            if not args.from_paths
+            else f"the --from files hold {len(from_files)} model(s) and --model gives "
+            f"{len(parsed)}: give two or more models, or one with --reference"
+        )
     if targets is None:
         raise CommandError("--targets is required when comparing models")
     result = compare_models(bp, probes, targets, names=names, level=args.level)
     frame = result.to_frame()
 
     def table() -> None:
+        show_inputs()
         columns = ["benchmark", "rank", "model", "score", "low", "high", "tie_group"]
         print_frame(frame, [*columns, "p_better_than_next"])
         print()
@@ -107,11 +161,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "rows": frame_rows(frame),
         "pairwise": frame_rows(result.pairwise()),
     }
+    if from_files:
+        payload["inputs"] = inputs
     emit(args, frame, payload=payload, table=table)
     return 0
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
+    from predictor.cli_results import print_next_steps
+    from predictor.results.runnable import next_steps
+
     bp = _load(args)
     allow = None if args.allow is None else _names(args.allow, "--allow")
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
@@ -123,43 +182,83 @@ def cmd_probes(args: argparse.Namespace) -> int:
             progress=bar.update_to if bar.enabled else None,
         )
     frame = sel.to_frame()
+    steps = next_steps(frame["benchmark"].to_list())
 
     def table() -> None:
         print(
             f"snapshot {bp.version}: greedy probes (expected MedAE of the targets, in-sample; "
             f"no probe: {sel.baseline_error:.2f})"
         )
-        print_frame(frame, ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"])
+        columns = ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"]
+        print_frame(frame, [*columns, "lm_eval_task", "inspect_task"])
+        print_next_steps(steps)
 
-    emit(args, frame, payload={"version": bp.version, **sel.as_dict()}, table=table)
+    payload = {"version": bp.version, **sel.as_dict(), "commands": steps.as_dict()}
+    payload["tasks"] = frame_rows(frame.select("benchmark", "lm_eval_task", "inspect_task"))
+    emit(args, frame, payload=payload, table=table)
     return 0
 
 
 def cmd_next(args: argparse.Namespace) -> int:
     from predictor.cli import check_distinct_benchmarks, parse_scores
+    from predictor.cli_results import (
+        check_from_options,
+        fractions_checked,
+        from_args,
+        inputs_from,
+        inputs_payload,
+        no_scores_error,
+        print_inputs,
+        print_next_steps,
+        scores_with,
+    )
+    from predictor.results.runnable import next_steps
     from predictor.trust import what_to_run_next
 
+    check_from_options(args)
+    if args.scores is None and not args.from_paths:
+        raise CommandError(
+            "give the known scores: --scores name=value,... or --from PATH (results files), or both"
+        )
+    extra = parse_scores(args.scores) if args.scores is not None else None
     bp = _load(args)
-    known = parse_scores(args.scores)
-    check_distinct_benchmarks(known, bp.resolve_benchmark)
-    frame = what_to_run_next(
-        bp,
-        known,
-        targets=target_names(args.targets),
-        budget=args.budget,
-        top=args.top,
-        level=args.level,
-    )
+    if extra:
+        check_distinct_benchmarks(extra, bp.resolve_benchmark)
+    inputs = inputs_from(bp, args)
+    known, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
+    if not known:
+        raise no_scores_error(inputs)
+    with fractions_checked(inputs, extra):
+        frame = what_to_run_next(
+            bp,
+            known,
+            targets=target_names(args.targets),
+            budget=args.budget,
+            top=args.top,
+            level=args.level,
+        )
+    again = from_args(args) + (["--scores", args.scores] if args.scores is not None else [])
+    steps = next_steps(frame["benchmark"].to_list(), predict_args=again)
 
     def table() -> None:
+        if inputs is not None:
+            print_inputs(inputs, extra, replaced)
         print(
             f"snapshot {bp.version}: mean {level_label(args.level)} interval width of the "
             "targets before / after running each benchmark"
         )
         columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
-        print_frame(frame, [*columns, "reduction_per_cost"])
+        print_frame(frame, [*columns, "reduction_per_cost", "lm_eval_task", "inspect_task"])
+        print_next_steps(steps)
 
-    payload = {"version": bp.version, "level": args.level, "rows": frame_rows(frame)}
+    payload = {
+        "version": bp.version,
+        "level": args.level,
+        "rows": frame_rows(frame),
+        "commands": steps.as_dict(),
+    }
+    if inputs is not None:
+        payload["inputs"] = inputs_payload(inputs, extra, replaced)
     emit(args, frame, payload=payload, table=table)
     return 0
 
@@ -206,8 +305,12 @@ def register(subparsers) -> None:
     compare.add_argument(
         "--model",
         action="append",
-        required=True,
         help="[NAME:]name=value,name=value (repeat per model)",
+    )
+    add_from_options(  # --model means a model's scores here: every model of the files is one
+        compare,
+        model_option=False,
+        from_help=f"{FROM_HELP}; every model in them is compared",
     )
     compare.add_argument("--targets", help=TARGETS_HELP)
     compare.add_argument("--reference", help="snapshot models to rank one --model against")
@@ -225,7 +328,11 @@ def register(subparsers) -> None:
     probes.set_defaults(func=cmd_probes)
 
     nxt = subparsers.add_parser("next", help="which benchmark to run next for a new model")
-    nxt.add_argument("--scores", required=True, help="known scores: name=value,name=value")
+    nxt.add_argument(
+        "--scores",
+        help="known scores: name=value,name=value (with --from: added to the files' scores)",
+    )
+    add_from_options(nxt)
     nxt.add_argument("--targets", help=TARGETS_HELP)
     nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
     nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")

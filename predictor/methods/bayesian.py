@@ -822,6 +822,18 @@ class BayesianCompleter:
         self, row: np.ndarray, features: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance of the new row's mean function, per benchmark."""
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features)
+        mean_draws = offset + (design_all @ theta[..., None])[..., 0]  # (S, m)
+        param_var = np.einsum("smi,sij,smj->sm", design_all, cov, design_all)
+        mean = mean_draws.mean(axis=0)
+        var = mean_draws.var(axis=0) + param_var.mean(axis=0)
+        return mean, var
+
+    def _fold_in_posterior(
+        self, row: np.ndarray, features: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per kept draw s: the offset (S, m) and design (S, m, d) of every benchmark, and the
+        Gaussian posterior mean (S, d) and covariance (S, d, d) of the new row's parameters."""
         d = 1 + int(self.rank)
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
@@ -843,12 +855,54 @@ class BayesianCompleter:
             if step < _FOLD_IN_REWEIGHTS:  # Student-t weights from the current fit
                 resid = target - (design @ theta[..., None])[..., 0]
                 weight = base_w * (self.nu + 1.0) / (self.nu + base_w * resid**2)
-        mean_draws = offset + (design_all @ theta[..., None])[..., 0]  # (S, m)
-        cov = np.linalg.inv(precision)
-        param_var = np.einsum("smi,sij,smj->sm", design_all, cov, design_all)
-        mean = mean_draws.mean(axis=0)
-        var = mean_draws.var(axis=0) + param_var.mean(axis=0)
-        return mean, var
+        return offset, design_all, theta, np.linalg.inv(precision)
+
+    def fold_in_draws(
+        self,
+        row: np.ndarray,
+        n_draws: int = 4000,
+        random_state: int = 0,
+        level: float = 0.9,
+        features: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """(n_draws, m) joint predictive draws of a new model's scores, original units; known
+        scores are returned as given in every draw.
+
+        The same predictive as `fold_in_interval`, jointly over benchmarks: draw k takes kept
+        draw s = k mod S of the benchmark parameters and samples the new row's parameters
+        from their Gaussian posterior there (shared by every benchmark: this is what makes
+        benchmarks move together), adds Gaussian cell noise of the new-model noise scale, and
+        divides the whole deviation by one sqrt(chi2(nu) / nu): a multivariate Student-t(nu)
+        whose marginal is the interval's t with scale sqrt(param var + noise). The deviation
+        is scaled by `interval_scale` and the fold-in calibration factor at `level`, so the
+        central `level` range of the draws is the calibrated interval. Seeded: the same
+        arguments give the same draws."""
+        row = check_row(row, self.benchmark_params_.shape[1])
+        n_draws = int(n_draws)
+        if n_draws < 1:
+            raise ValueError(f"n_draws must be >= 1, got {n_draws}")
+        scale = self.interval_scale
+        calibration = getattr(self, "fold_in_calibration_", None)
+        if calibration is not None:
+            scale = scale * calibration.factor(int((~np.isnan(row)).sum()), level)
+        else:
+            check_level(level)
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features)
+        n_kept, m, d = design_all.shape
+        z_mean = (offset + (design_all @ theta[..., None])[..., 0]).mean(axis=0)
+        rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
+        chol = np.linalg.cholesky((cov + cov.transpose(0, 2, 1)) / 2.0)  # (S, d, d)
+        s = np.arange(n_draws) % n_kept
+        params = theta[s] + (chol[s] @ rng.standard_normal((n_draws, d, 1)))[..., 0]
+        mean_fn = offset[s] + np.einsum("kmd,kd->km", design_all[s], params)
+        noise = np.sqrt(self.new_model_noise_ * self.benchmark_noise_)
+        deviation = mean_fn - z_mean + noise * rng.standard_normal((n_draws, m))
+        mixing = np.sqrt(rng.chisquare(float(self.nu), size=(n_draws, 1)) / float(self.nu))
+        z = z_mean + scale * deviation / mixing
+        values = self.transform_.inverse(z)
+        known = ~np.isnan(row)
+        values[:, known] = row[known]
+        return values
 
 
 _PARAMS = (

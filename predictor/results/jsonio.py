@@ -16,10 +16,12 @@ def load_json(data: bytes, path: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        problem = "truncated JSON" if exc.pos >= len(text.rstrip()) else "malformed JSON"
+        # a string that never closes ran into the end of the text: cut short too
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        problem = "truncated JSON" if cut else "malformed JSON"
         raise ResultsError(
             path,
-            f"{problem}: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            f"{problem}: {exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}",
             hint="was the file cut short while being written or copied?",
         ) from None
     except RecursionError:

@@ -152,6 +152,7 @@ def map_rows(
 ) -> list[dict[str, object]]:
     """The frame rows of one file's raw results, each with its status and benchmark."""
     overrides = overrides or {}
+    sha256 = file.sha256  # a property that hashes the bytes: once per file, not per row
     rows = []
     for raw in raws:
         check_range(raw, file.path)
@@ -193,7 +194,7 @@ def map_rows(
                 "tool_version": raw.tool_version,
                 "evaluated_at": raw.evaluated_at,
                 "file": file.path,
-                "file_sha256": file.sha256,
+                "file_sha256": sha256,
             }
         )
     return rows

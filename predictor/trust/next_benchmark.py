@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from predictor.results.runnable import task_columns
 from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
@@ -92,7 +93,8 @@ def what_to_run_next(
     None for all). Columns: rank, benchmark, cost, predicted, width_before, width_after
     (mean widths in points over the percent targets; see the module docstring), reduction
     (mean relative width reduction over every target),
-    reduction_per_cost.
+    reduction_per_cost, lm_eval_task and inspect_task (the tool task that runs the
+    benchmark, None when none is known; `predictor.results.runnable`).
     """
     _check_top(top)
     row = bp._probe_row(known_scores)
@@ -144,9 +146,15 @@ def what_to_run_next(
         "width_after": pl.Float64,
         "reduction": pl.Float64,
         "reduction_per_cost": pl.Float64,
+        "lm_eval_task": pl.String,
+        "inspect_task": pl.String,
     }
     if not rows:
         return pl.DataFrame(schema=schema)
     frame = pl.DataFrame(rows).sort(["reduction_per_cost", "benchmark"], descending=[True, False])
     frame = frame if top is None else frame.head(top)
-    return frame.with_columns(pl.int_range(1, frame.height + 1).alias("rank")).select(list(schema))
+    tasks = task_columns(frame["benchmark"].to_list())
+    return frame.with_columns(
+        pl.int_range(1, frame.height + 1).alias("rank"),
+        *(pl.Series(name, values, dtype=pl.String) for name, values in tasks.items()),
+    ).select(list(schema))

@@ -46,6 +46,10 @@ class ProbeSelection:
         return float(sum(self.costs))
 
     def to_frame(self) -> pl.DataFrame:
+        """One row per probe; `lm_eval_task` / `inspect_task` name the tool task that runs
+        it (None when no tool task is known; `predictor.results.runnable`)."""
+        from predictor.results.runnable import task_columns
+
         names = self.benchmarks or [str(c) for c in self.columns]
         return pl.DataFrame(
             {
@@ -55,6 +59,7 @@ class ProbeSelection:
                 "expected_medae": self.errors,
                 "cost": self.costs,
                 "cumulative_cost": list(np.cumsum(self.costs, dtype=float)) if self.costs else [],
+                **task_columns(self.benchmarks or [None] * len(self.columns)),
             },
             schema={
                 "step": pl.Int64,
@@ -63,6 +68,8 @@ class ProbeSelection:
                 "expected_medae": pl.Float64,
                 "cost": pl.Float64,
                 "cumulative_cost": pl.Float64,
+                "lm_eval_task": pl.String,
+                "inspect_task": pl.String,
             },
         )
 

@@ -169,6 +169,9 @@ def compare_models(
     names = [f"model_{k + 1}" for k in range(len(probes))] if names is None else list(names)
     if len(names) != len(probes) or len(set(names)) != len(names):
         raise ValueError("names must be unique, one per probe dict")
+    from predictor.missing_probes import split_targets
+
+    target_benchmarks = split_targets(bp, target_benchmarks)  # lacking here: warned, left out
     targets = resolve_targets(target_benchmarks, bp.fit_benchmarks_, bp.resolve_benchmark)
     if targets is None:
         raise ValueError("target_benchmarks is required")
@@ -189,6 +192,7 @@ class KnownComparison:
     name: str
     rankings: list[BenchmarkRanking]
     level: float
+    notes: tuple[str, ...] = ()  # which id a reference name stood for (reference_names)
 
     def to_frame(self) -> pl.DataFrame:
         rows = []
@@ -221,6 +225,7 @@ class KnownComparison:
             f"{self.name} among {len(self.rankings[0].order) - 1} reference models "
             f"({int(round(self.level * 100))}% intervals):"
         ]
+        lines += [f"  reference {note}" for note in self.notes]
         for r in self.rankings:
             names = [e.name for e in r.order]
             k = names.index(self.name)
@@ -263,20 +268,67 @@ def _new_model_predictions(
     return predictions_or_probes, own
 
 
-def _reference_ids(bp, reference_models: Sequence[str] | str, name: str) -> list[str]:
-    """Fitted snapshot ids of the reference models, in the order given, each once (a name
-    and its alias are one model; ranking a model against itself means nothing)."""
+def _reference_ids(
+    bp, reference_models: Sequence[str] | str, name: str, private: dict | None = None
+) -> list[str]:
+    """Fitted snapshot ids (or private model names) of the reference models, in the order
+    given, each once (a name and its alias are one model; ranking a model against itself
+    means nothing).
+
+    A name the snapshot does not know may be a private model of BENCHPRESS_HOME
+    (`benchpress models add`), matched exactly; `private` (name -> PrivateModel) collects
+    those found. A snapshot model wins over a private one of the same name (`models add`
+    refuses such names, but a later snapshot may bring one)."""
     if isinstance(reference_models, str):  # one name, not its letters
         reference_models = [reference_models]
-    refs = list(dict.fromkeys(bp.resolve_model(m) for m in reference_models))
+    found = private if private is not None else {}
+    refs = list(dict.fromkeys(_reference_id(bp, m, found) for m in reference_models))
     if not refs:
         raise ValueError("give at least one reference model")
     if name in refs:
         raise ValueError(f"name {name!r} clashes with a reference model")
-    missing = [m for m in refs if m not in bp.fit_models_]
+    missing = [m for m in refs if m not in bp.fit_models_ and m not in found]
     if missing:
         raise ValueError(f"reference models not in the snapshot's fit: {missing}")
     return refs
+
+
+def _reference_id(bp, name: str, private: dict) -> str:
+    """One reference name: a snapshot model's id (by `predictor.reference_names`: spellings,
+    headline settings), else a private model's name, else a model of the catalogue snapshot
+    (collected in `private`, ranked with its scores there)."""
+    from predictor.reference_names import resolve_reference
+    from predictor.resolve import AmbiguousNameError, UnknownNameError
+
+    try:
+        return resolve_reference(bp, name, catalogue=None).model_id
+    except AmbiguousNameError:
+        raise
+    except UnknownNameError:
+        from predictor.private import private_models
+
+        match = next((m for m in private_models() if m.name == name), None)
+        if match is None:
+            ref = resolve_reference(bp, name)  # else this snapshot's UnknownNameError
+            private[ref.model_id] = ref
+            return ref.model_id
+        private[name] = match
+        return name
+
+
+def _private_predictions(bp, model, targets: Sequence[str], level: float) -> dict[str, Prediction]:
+    """A private model on each target: its stored score (observed, sd 0) where it has one,
+    else the fold-in of its stored scores on the snapshot's fitted benchmarks, as for any
+    new model (`BenchPress.predict`), with its interval."""
+    if hasattr(model, "predictions"):  # a catalogue model: its cells in its own snapshot
+        return model.predictions(targets, level)
+    fitted = {b: v for b, v in model.scores.items() if b in bp._column}
+    if not fitted:
+        raise ValueError(
+            f"private model {model.name!r} has no score on a benchmark fitted in snapshot "
+            f"{bp.version}: it cannot be ranked there"
+        )
+    return bp.predict(fitted, level=level, targets=list(targets))
 
 
 def compare_with_known_models(
@@ -289,14 +341,19 @@ def compare_with_known_models(
 ) -> KnownComparison:
     """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
     models of the snapshot. A reference model's score on a benchmark is its observed cell
-    (sd 0) or else the snapshot's completed cell with its interval. Targets default to the
-    `general_assistant` profile (a profile name, a list, or None = every fitted benchmark).
+    (sd 0) or else the snapshot's completed cell with its interval. A reference may also be
+    a private model (`benchpress models add`, by its exact name): its stored scores are its
+    observed cells (sd 0), the rest is folded in from them with intervals. Targets default
+    to the `general_assistant` profile (a profile name, a list, or None = every fitted
+    benchmark).
 
     `level` defaults to the predictions' own level (0.9 for probe scores); with predictions,
     a different `level` raises (their intervals exist at one level only). Predictions must
     cover every target: a partial dict raises naming the missing ones (pass `targets=` to
-    compare on fewer). Reference names are resolved; repeats, e.g. an id and its alias,
-    count once, in first-seen order."""
+    compare on fewer). Reference names are resolved (`predictor.reference_names`: `gpt-5-5`,
+    a model without its setting at its headline setting, a model this snapshot lacks from
+    the catalogue snapshot; the summary says which id each stood for); repeats, e.g. an id
+    and its alias, count once, in first-seen order."""
     preds, level = _new_model_predictions(bp, predictions_or_probes, level)
     chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
     chosen = list(bp.fit_benchmarks_) if chosen is None else chosen
@@ -306,15 +363,20 @@ def compare_with_known_models(
             f"the predictions lack {len(lacking)} target(s): {', '.join(lacking)}; pass "
             "bp.predict(...) output for every benchmark, or targets= among those predicted"
         )
-    refs = _reference_ids(bp, reference_models, name)
+    private: dict = {}
+    refs = _reference_ids(bp, reference_models, name, private)
     row = {m: i for i, m in enumerate(bp.fit_models_)}
     mean, low, high = bp.fitted_values(keep_observed=True, level=level)
     observed = bp.completer_.observed_
+    private_preds = {m: _private_predictions(bp, private[m], chosen, level) for m in private}
     rankings = []
     for t in chosen:
         j = bp._column[t]
         entries = [_entry(name, preds[t])]
         for m in refs:
+            if m in private_preds:
+                entries.append(_entry(m, private_preds[m][t]))
+                continue
             i = row[m]
             p = Prediction(
                 t,
@@ -326,4 +388,6 @@ def compare_with_known_models(
             )
             entries.append(_entry(m, p))
         rankings.append(rank_entries(t, entries, _direction(bp, t)))
-    return KnownComparison(name, rankings, level)
+    from predictor.reference_names import reference_notes
+
+    return KnownComparison(name, rankings, level, reference_notes(bp, reference_models, private))

@@ -1,0 +1,128 @@
+"""From a benchmark of ours to the task that runs it: lm-eval and Inspect task names, and
+ready command lines whose results files `benchpress predict --from` reads back.
+
+The map tables (`maps/lm_eval.csv`, `maps/inspect.csv`) say which tool task scores which
+benchmark; read in reverse they say what to run. A benchmark several tasks map onto gets one,
+chosen deterministically, by the first rule that tells them apart:
+1. a task the table notes as the exact setup of the matrix's scores ("same harness and task
+   as ...", e.g. lm-eval's `leaderboard_*` tasks for the Open LLM Leaderboard's scores);
+2. for Inspect, a registry name (`inspect_evals/gpqa_diamond`) before a bare one;
+3. the task named as the benchmark itself (`mmlu_pro` for mmlu_pro);
+4. the table's order."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from predictor.results.mapping import load_map
+
+RESULTS_DIR = "results/"  # where the commands write, and `predict --from` reads
+LM_EVAL_MODEL = "pretrained=YOUR_MODEL"
+INSPECT_MODEL = "PROVIDER/MODEL"
+
+
+EXACT_NOTE = "same harness and task as"  # how the tables mark the matrix's own setup
+
+
+@cache
+def preferred_tasks(fmt: str) -> dict[str, str]:
+    """benchmark_id -> the task of format `fmt` (`lm_eval`, `inspect`) that runs it."""
+    ranked: dict[str, tuple[tuple[bool, bool, bool, int], str]] = {}
+    for order, (task, entries) in enumerate(load_map(fmt).items()):
+        for entry in entries:
+            if not entry.benchmark_id:  # listed as measuring none of our benchmarks
+                continue
+            key = (
+                not entry.note.lower().startswith(EXACT_NOTE),
+                fmt == "inspect" and "/" not in task,
+                task.rpartition("/")[2] != entry.benchmark_id,
+                order,
+            )
+            best = ranked.get(entry.benchmark_id)
+            if best is None or key < best[0]:
+                ranked[entry.benchmark_id] = (key, task)
+    return {benchmark: task for benchmark, (_, task) in ranked.items()}
+
+
+def lm_eval_task(benchmark_id: str) -> str | None:
+    return preferred_tasks("lm_eval").get(benchmark_id)
+
+
+def inspect_task(benchmark_id: str) -> str | None:
+    return preferred_tasks("inspect").get(benchmark_id)
+
+
+def task_columns(benchmarks: Iterable[str | None]) -> dict[str, list[str | None]]:
+    """`lm_eval_task` and `inspect_task` columns for a frame of benchmarks (None: unknown)."""
+    names = list(benchmarks)
+    return {
+        "lm_eval_task": [None if b is None else lm_eval_task(b) for b in names],
+        "inspect_task": [None if b is None else inspect_task(b) for b in names],
+    }
+
+
+@dataclass(frozen=True)
+class NextSteps:
+    """Ready command lines for running `benchmarks` and predicting from what they write."""
+
+    benchmarks: list[str]
+    lm_eval: str | None  # one lm_eval line for every benchmark with an lm-eval task
+    inspect: list[str]  # one `inspect eval` line per benchmark with an Inspect task
+    predict: str  # the `benchpress predict --from` that reads the results back
+    unknown: list[str] = field(default_factory=list)  # benchmarks no tool task runs
+    # Inspect tasks known by a bare name (no `package/task` registry name to run it by)
+    unregistered: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The commands as printed: lm-eval, or else Inspect (each runs the benchmarks it
+        can; run one tool per benchmark, or the two scores of one benchmark conflict), then
+        the predict that reads the results back. Nothing to run: no lines."""
+        lines = []
+        if self.lm_eval:
+            lines += ["to run them with lm-eval:", f"  {self.lm_eval}"]
+        if self.inspect:
+            lines.append("or with Inspect:" if self.lm_eval else "to run them with Inspect:")
+            lines += [f"  {line}" for line in self.inspect]
+        if lines:
+            lines += ["then predict from what they write:", f"  {self.predict}"]
+        return lines
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "lm_eval": self.lm_eval,
+            "inspect": self.inspect,
+            "predict": self.predict,
+            "no_known_task": self.unknown,
+            "inspect_unregistered": self.unregistered,
+        }
+
+
+def next_steps(
+    benchmarks: Sequence[str],
+    predict_args: Sequence[str] = (),
+    output: str = RESULTS_DIR,
+) -> NextSteps:
+    """Command lines that run `benchmarks` (each with lm-eval if it can, Inspect if it can)
+    into `output`, then predict from it; `predict_args` are added to that predict line (the
+    scores or files already known, e.g. `["--from", "old/"]`)."""
+    lm_tasks = list(dict.fromkeys(t for b in benchmarks if (t := lm_eval_task(b))))
+    inspect_tasks = list(dict.fromkeys(t for b in benchmarks if (t := inspect_task(b))))
+    out = shlex.quote(output)
+    lm_eval = (
+        f"lm_eval --model hf --model_args {LM_EVAL_MODEL} --tasks "
+        f"{shlex.quote(','.join(lm_tasks))} --output_path {out}"
+        if lm_tasks
+        else None
+    )
+    inspect = [
+        f"inspect eval {shlex.quote(task)} --model {INSPECT_MODEL} --log-dir {out}"
+        for task in inspect_tasks
+        if "/" in task
+    ]
+    predict = shlex.join(["benchpress", "predict", "--from", output, *predict_args])
+    unknown = [b for b in benchmarks if lm_eval_task(b) is None and inspect_task(b) is None]
+    bare = [t for t in inspect_tasks if "/" not in t]
+    return NextSteps(list(benchmarks), lm_eval, inspect, predict, unknown, bare)

@@ -1,0 +1,617 @@
+"""`benchpress models add|list|show|remove` and `benchpress track`: a team's own models and
+checkpoint runs, kept in the private store (`warehouse.private_models`), never published.
+
+Every input is checked before anything is written: a bad file anywhere in the set, a name
+taken by a snapshot model, a malformed criterion exits 2 with the store unchanged. Names are
+data: everything printed from a name or a file goes through `printable`. Tables and
+`--json`/`--csv` go through `predictor.cli_output`.
+
+A tracked checkpoint is stored as the private model `RUN@step-N` of run RUN; tracking the
+same RUN again replaces all its checkpoints (and says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import functools
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from predictor.cli_output import (
+    CommandError,
+    add_output_options,
+    emit,
+    frame_rows,
+    interval_level,
+    level_label,
+    print_table,
+    printable,
+)
+from predictor.results.errors import ResultsError
+from warehouse import private_models as store
+from warehouse import tracking
+from warehouse.tracking import TrackInputError
+
+EXIT_FAILED = 1
+STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
+DEFAULT_TARGETS = "general_assistant"
+N_DRAWS = 4000  # joint predictive draws per checkpoint for --require
+TARGETS_HELP = (
+    "a profile (coding_assistant, chat, reasoning, general_assistant) or name,name,... "
+    f"(default {DEFAULT_TARGETS})"
+)
+
+
+# ---------------------------------------------------------------------------- helpers
+def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """The caller's input errors as usage errors (exit 2, one escaped line); a store that
+    cannot be used as a failure (exit 1)."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        import duckdb
+
+        try:
+            return command(args)
+        except (ResultsError, TrackInputError, store.NameTakenError) as exc:
+            raise CommandError(printable(exc)) from None
+        except (store.PrivateStoreError, duckdb.Error) as exc:
+            print(f"benchpress: error: private store: {printable(exc)}", file=sys.stderr)
+            return EXIT_FAILED
+
+    return run
+
+
+def _name(text: str, what: str) -> str:
+    try:
+        return store.check_name(text, what)
+    except ValueError as exc:
+        raise CommandError(printable(exc)) from None
+
+
+def _load(args: argparse.Namespace):
+    from predictor.api import BenchPress
+
+    return BenchPress.load(args.version, store=args.store)
+
+
+def public_clash(bp, name: str) -> str | None:
+    """The snapshot model(s) `name` resolves to, or None when it names none."""
+    from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
+
+    resolver = bp.resolve_model
+    key = fold(name) if isinstance(name, str) else ""
+    if key not in resolver.folded and key not in getattr(resolver, "_settings", {}):
+        # no id, alias or display name folds to it, so no lookup can match: skip the
+        # close-match search of the error message (slow over thousands of models)
+        return None
+    try:
+        return resolver(name)
+    except AmbiguousNameError as exc:
+        return ", ".join(exc.suggestions)
+    except (UnknownNameError, TypeError):
+        return None
+
+
+def _refuse_public(bp, name: str) -> None:
+    found = public_clash(bp, name)
+    if found is not None:
+        raise CommandError(
+            f"{printable(name)} names the snapshot model {printable(found)} (snapshot "
+            f"{bp.version}); a private model needs a name of its own"
+        )
+
+
+def _model_rows(frame: pl.DataFrame, model: str | None, what: str) -> pl.DataFrame:
+    """The rows of one model of the files; several without --model is an error naming which
+    files hold which model."""
+    from predictor.results import model_rows
+
+    names = frame["model"].unique(maintain_order=True).to_list()
+    if model is None and len(names) > 1:
+        by_model = [
+            f"{printable(n)} in "
+            + ", ".join(
+                printable(f)
+                for f in frame.filter(pl.col("model") == n)["file"].unique(maintain_order=True)
+            )
+            for n in names[:4]
+        ]
+        raise ResultsError(
+            what,
+            f"the files hold {len(names)} models: " + "; ".join(by_model),
+            hint="one private model is one model's results: choose one with --model NAME, "
+            "or leave the other files out",
+        )
+    return model_rows(frame, model)
+
+
+def _inputs(bp, paths: Sequence[str | Path], args: argparse.Namespace, what: str):
+    """(frame rows of the chosen model, ResultInputs) of `paths` on `bp`'s benchmark ids."""
+    from predictor.results import parse_overrides
+    from predictor.results.inputs import summarise
+
+    frame = bp.read_results([str(p) for p in paths], overrides=parse_overrides(args.maps))
+    rows = _model_rows(frame, args.from_model, what)
+    inputs = summarise(rows)
+    if not inputs.scores:
+        from predictor.cli_results import no_scores_error
+
+        empty = no_scores_error(inputs)
+        files = ", ".join(str(p) for p in paths)
+        hint = (empty.hint or "").replace(", or give --scores", "")  # no --scores here
+        raise ResultsError(f"{what} ({files})", empty.problem, empty.field, hint)
+    return rows, inputs
+
+
+def _close_names(name: str, names: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
+    return f"; did you mean: {', '.join(printable(c) for c in close)}?" if close else ""
+
+
+def _shown(frame: pl.DataFrame, columns: Sequence[str]) -> list[dict[str, object]]:
+    """Rows for `print_table`: missing values blank, text escaped."""
+    return [
+        {
+            c: "" if r[c] is None else printable(r[c]) if isinstance(r[c], str) else r[c]
+            for c in columns
+        }
+        for r in frame_rows(frame)
+    ]
+
+
+# ---------------------------------------------------------------------------- models add
+@_guarded
+def cmd_models_add(args: argparse.Namespace) -> int:
+    from predictor.cli_results import print_inputs
+
+    name = _name(args.name, "model name")
+    if not args.from_paths:
+        raise CommandError("models add needs --from PATH (results files, folders or globs)")
+    bp = _load(args)
+    _refuse_public(bp, name)
+    rows, inputs = _inputs(bp, args.from_paths, args, "--from")
+    existing = set(store.list_models()["name"].to_list())
+    if name in existing and not args.replace:
+        raise CommandError(
+            f"a private model named {printable(name)} exists already; pass --replace to "
+            "overwrite it, or choose another name"
+        )
+    report = store.save_models(
+        [store.ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
+    )
+    stored = rows.filter(pl.col("status") == "mapped")
+    replaced = " (replacing the earlier one)" if report.replaced else ""
+
+    def table() -> None:
+        print_inputs(inputs)
+        print(
+            f"stored private model {printable(name)}{replaced}: {len(inputs.scores)} scores "
+            f"on snapshot {bp.version} benchmarks, {len(inputs.files)} file(s), "
+            f"{rows.height} rows with provenance"
+        )
+
+    payload = {
+        "name": name,
+        "version": bp.version,
+        "replaced": bool(report.replaced),
+        "scores": inputs.scores,
+        "inputs": inputs.as_dict(),
+    }
+    emit(args, stored, payload=payload, table=table)
+    return 0
+
+
+# ---------------------------------------------------------------------------- models list
+LIST_COLUMNS = ["name", "run", "step", "benchmarks", "files", "added_at", "snapshot_version"]
+
+
+@_guarded
+def cmd_models_list(args: argparse.Namespace) -> int:
+    frame = store.list_models(run=args.run)
+
+    def table() -> None:
+        if frame.height:
+            print_table(_shown(frame, LIST_COLUMNS), LIST_COLUMNS)
+        elif args.run is not None:
+            print(f"no private models in run {printable(args.run)}")
+        else:
+            print("no private models yet; add one: benchpress models add NAME --from FILES")
+
+    emit(args, frame, table=table)
+    return 0
+
+
+# ---------------------------------------------------------------------------- models show
+CELL_COLUMNS = [
+    "benchmark_id",
+    "score",
+    "stderr",
+    "status",
+    "task",
+    "metric",
+    "n",
+    "n_shot",
+    "tool",
+    "tool_version",
+    "evaluated_at",
+    "file",
+    "note",
+]
+
+
+def _unknown_model(name: str) -> CommandError:
+    names = store.list_models()["name"].to_list()
+    return CommandError(
+        f"no private model named {printable(name)}{_close_names(name, names)} "
+        "(benchpress models list shows them)"
+    )
+
+
+@_guarded
+def cmd_models_show(args: argparse.Namespace) -> int:
+    listing = store.list_models().filter(pl.col("name") == args.name)
+    if not listing.height:
+        raise _unknown_model(args.name)
+    model = listing.row(0, named=True)
+    cells = store.model_cells(args.name)
+    files = store.model_files(args.name)
+    predictions = _headline(args, cells)
+
+    def table() -> None:
+        where = f", run {printable(model['run'])} step {model['step']}" if model["run"] else ""
+        print(
+            f"private model {printable(model['name'])}{where}: added {model['added_at']}, "
+            f"benchmark ids of snapshot {model['snapshot_version']}, read from "
+            f"{printable(model['source_models'] or '?')} in {files.height} file(s)"
+        )
+        for f in files.iter_rows(named=True):
+            print(
+                f"  {printable(f['file'])}  sha256 {f['file_sha256'][:12]}  "
+                f"{printable(f['tool'] or '')} {printable(f['tool_version'] or '')}".rstrip()
+            )
+        print()
+        print_table(_shown(cells, CELL_COLUMNS), CELL_COLUMNS)
+        if predictions is not None:
+            bp_version, level, frame = predictions
+            print()
+            print(f"predicted on snapshot {bp_version} ({level_label(level)} intervals):")
+            rows = [
+                {**r, "kind": "observed" if r["observed"] else "predicted"}
+                for r in frame_rows(frame)
+            ]
+            print_table(rows, ["benchmark", "score", "low", "high", "kind"])
+
+    payload: dict[str, Any] = {
+        "model": model,
+        "files": frame_rows(files),
+        "cells": frame_rows(cells),
+    }
+    if predictions is not None:
+        payload["predictions"] = {
+            "version": predictions[0],
+            "level": predictions[1],
+            "rows": frame_rows(predictions[2]),
+        }
+    emit(args, cells, payload=payload, table=table)
+    return 0
+
+
+def _headline(args: argparse.Namespace, cells: pl.DataFrame):
+    """(version, level, predictions frame) of the headline targets from the stored scores,
+    or None when none of them is fitted in the snapshot."""
+    from predictor.api import predictions_frame
+    from predictor.cli_trust import target_names
+
+    bp = _load(args)
+    scores = {
+        b: s
+        for b, s, status in cells.select("benchmark_id", "score", "status").iter_rows()
+        if b is not None and s is not None and b in bp.fit_benchmarks_
+    }
+    if not scores:
+        return None
+    targets = target_names(args.targets) or DEFAULT_TARGETS
+    predictions = bp.predict(scores, level=args.level, targets=targets)
+    return bp.version, args.level, predictions_frame(predictions)
+
+
+# ---------------------------------------------------------------------------- models remove
+@_guarded
+def cmd_models_remove(args: argparse.Namespace) -> int:
+    if (args.name is None) == (args.run is None):
+        raise CommandError("give the model NAME to remove, or --run RUN (not both)")
+    removed = store.remove_models([args.name] if args.name is not None else [], run=args.run)
+    if not removed:
+        if args.name is not None:
+            raise _unknown_model(args.name)
+        raise CommandError(f"no private models in run {printable(args.run)}")
+    what = f"run {printable(args.run)}: " if args.run is not None else ""
+    shown = ", ".join(printable(n) for n in removed)
+    print(f"removed {len(removed)} private model(s) {what}{shown}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- track
+def _plot_path(text: str | None) -> Path | None:
+    if text is None:
+        return None
+    from warehouse.track_plot import plot_format
+
+    path = Path(text)
+    try:
+        plot_format(path)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if not path.parent.is_dir():
+        raise CommandError(
+            f"--plot {printable(text)}: the folder {printable(path.parent)} does not exist"
+        )
+    return path
+
+
+def _cell(prediction) -> str:
+    if prediction.observed:
+        return f"{prediction.score:.1f} observed"
+    return f"{prediction.score:.1f} ({prediction.low:.1f}-{prediction.high:.1f})"
+
+
+TRACK_SCHEMA = {
+    "run": pl.String,
+    "step": pl.Int64,
+    "model": pl.String,
+    "benchmark": pl.String,
+    "score": pl.Float64,
+    "low": pl.Float64,
+    "high": pl.Float64,
+    "level": pl.Float64,
+    "observed": pl.Boolean,
+    "p_all": pl.Float64,
+}
+
+
+@_guarded
+def cmd_track(args: argparse.Namespace) -> int:
+    from predictor.cli_trust import target_names
+    from predictor.results import expand_paths
+    from predictor.trust.profiles import resolve_targets
+
+    run = _name(args.run, "run name")
+    if not args.from_paths:
+        raise CommandError("track needs --from PATH (the checkpoints' results files or a glob)")
+    pattern = tracking.compile_step_pattern(args.step_from)
+    wanted = tracking.parse_criteria(args.require) if args.require is not None else []
+    plot = _plot_path(args.plot)
+    checkpoints = tracking.group_by_step(expand_paths(args.from_paths), pattern)
+
+    bp = _load(args)
+    criteria = tracking.resolve_criteria(wanted, bp.resolve_benchmark, bp.fit_benchmarks_)
+    targets = resolve_targets(
+        target_names(args.targets) or DEFAULT_TARGETS, bp.fit_benchmarks_, bp.resolve_benchmark
+    ) or list(bp.fit_benchmarks_)
+    shown = list(dict.fromkeys([*targets, *(c.benchmark for c in criteria)]))
+
+    names = {tracking.checkpoint_name(run, step) for step, _ in checkpoints}
+    others = store.list_models().filter(pl.col("name").is_in(list(names)))
+    clash = [n for n, r in others.select("name", "run").iter_rows() if r != run]
+    if clash:
+        raise CommandError(
+            f"the private model {printable(clash[0])} exists outside run {printable(run)}; "
+            f"remove it first (benchpress models remove NAME) or track under another run name"
+        )
+    # read and check every checkpoint before anything is written
+    steps, imports, inputs, predictions, p_all, p_each = [], [], [], [], [], []
+    for step, files in checkpoints:
+        name = tracking.checkpoint_name(run, step)
+        _refuse_public(bp, name)
+        rows, found = _inputs(bp, files, args, f"checkpoint step {step}")
+        steps.append(step)
+        inputs.append(found)
+        imports.append(
+            store.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
+        )
+        predictions.append(bp.predict(found.scores, level=args.level, targets=shown))
+        if criteria:
+            benchmarks, draws = bp.predictive_draws(found.scores, n=N_DRAWS, level=args.level)
+            p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
+            p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
+    first = tracking.first_meeting(steps, p_all) if criteria else None
+    image = _render(plot, steps, shown, predictions, inputs, run, args.level, p_all, criteria)
+
+    report = store.save_models(imports, replace_run=run)
+    if image is not None:
+        plot.write_bytes(image)
+
+    frame = pl.DataFrame(
+        [
+            {
+                "run": run,
+                "step": step,
+                "model": item.name,
+                "benchmark": b,
+                "score": p.score,
+                "low": p.low,
+                "high": p.high,
+                "level": p.level,
+                "observed": p.observed,
+                "p_all": p_all[k] if criteria else None,
+            }
+            for k, (step, item, preds) in enumerate(zip(steps, imports, predictions, strict=True))
+            for b, p in ((b, preds[b]) for b in shown)
+        ],
+        schema=TRACK_SCHEMA,
+    )
+
+    def table() -> None:
+        replaced = len(report.replaced)
+        again = f", replacing the {replaced} checkpoint(s) tracked before" if replaced else ""
+        print(
+            f"run {printable(run)}: {len(steps)} checkpoints stored as private models "
+            f"{printable(tracking.checkpoint_name(run, steps[0]))} ...{again}"
+        )
+        print(
+            f"snapshot {bp.version}: predicted scores with {level_label(args.level)} "
+            "intervals (observed = the checkpoint's own score)"
+        )
+        rows = []
+        for k, (step, found, preds) in enumerate(zip(steps, inputs, predictions, strict=True)):
+            row: dict[str, object] = {"step": step, "probes": len(found.scores)}
+            row.update({b: _cell(preds[b]) for b in shown})
+            if criteria:
+                row["P(all)"] = f"{p_all[k]:.3f}"
+            rows.append(row)
+        print_table(rows, ["step", "probes", *shown, *(["P(all)"] if criteria else [])])
+        unmapped = list(dict.fromkeys(t for found in inputs for t in found.unmapped))
+        if unmapped:
+            listed = ", ".join(printable(t) for t in unmapped[:12])
+            more = f" ... (+{len(unmapped) - 12} more)" if len(unmapped) > 12 else ""
+            print(f"unmapped tasks (not used): {listed}{more}; map one with --map TASK=BENCHMARK")
+        if criteria:
+            print()
+            print(
+                f"P(all) = P({', '.join(str(c) for c in criteria)}), joint over "
+                f"{N_DRAWS} predictive draws per checkpoint"
+            )
+            when = f"step {first}" if first is not None else "none yet"
+            print(f"first checkpoint with P >= {tracking.MEET_PROBABILITY:g}: {when}")
+        if plot is not None:
+            print(f"plot: {printable(plot)}")
+
+    payload = {
+        "run": run,
+        "version": bp.version,
+        "level": args.level,
+        "targets": shown,
+        "criteria": [str(c) for c in criteria],
+        "replaced": report.replaced,
+        "first_step_meeting": first,
+        "meet_probability": tracking.MEET_PROBABILITY,
+        "plot": None if plot is None else str(plot),
+        "checkpoints": [
+            {
+                "step": step,
+                "model": item.name,
+                "files": found.files,
+                "probes": found.scores,
+                "p_all": p_all[k] if criteria else None,
+                "p_each": dict(zip(map(str, criteria), p_each[k], strict=True))
+                if criteria
+                else None,
+                "predictions": [preds[b].as_dict() for b in shown],
+            }
+            for k, (step, item, found, preds) in enumerate(
+                zip(steps, imports, inputs, predictions, strict=True)
+            )
+        ],
+    }
+    emit(args, frame, payload=payload, table=table)
+    return 0
+
+
+def _render(plot, steps, shown, predictions, inputs, run, level, p_all, criteria):
+    """The plot's bytes (rendered before the store is written), or None without --plot."""
+    if plot is None:
+        return None
+    from warehouse.track_plot import TargetSeries, plot_format, render
+
+    series = [
+        TargetSeries(
+            b,
+            [p[b].score for p in predictions],
+            [p[b].low for p in predictions],
+            [p[b].high for p in predictions],
+            [p[b].observed for p in predictions],
+        )
+        for b in shown
+    ]
+    probes = {
+        b: [found.scores.get(b) for found in inputs]
+        for b in dict.fromkeys(b for found in inputs for b in found.scores)
+    }
+    data, _ = render(
+        steps,
+        series,
+        probes,
+        plot_format(plot),
+        title=f"run {run}",
+        level=level,
+        p_all=p_all if criteria else None,
+        criteria=", ".join(str(c) for c in criteria),
+    )
+    return data
+
+
+# ---------------------------------------------------------------------------- parser
+def _snapshot_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", default="latest", help="snapshot version (default latest)")
+    parser.add_argument("--store", help=STORE_HELP)
+
+
+def register(subparsers) -> None:
+    from predictor.cli_results import add_from_options
+
+    models = subparsers.add_parser(
+        "models", help="your private models: kept in BENCHPRESS_HOME, never published"
+    )
+    actions = models.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+
+    add = actions.add_parser("add", help="store a model's results files as a private model")
+    add.add_argument("name", help="the private model's name (not a snapshot model's)")
+    add_from_options(add)
+    add.add_argument("--replace", action="store_true", help="overwrite a private model of NAME")
+    _snapshot_options(add)
+    add_output_options(add, csv_help="the stored scores with their provenance, as CSV")
+    add.set_defaults(func=cmd_models_add)
+
+    listing = actions.add_parser("list", help="list the private models")
+    listing.add_argument("--run", help="only the checkpoints of this run")
+    add_output_options(listing)
+    listing.set_defaults(func=cmd_models_list)
+
+    show = actions.add_parser("show", help="a private model's cells with provenance")
+    show.add_argument("name")
+    show.add_argument("--targets", help="predicted targets shown: " + TARGETS_HELP)
+    show.add_argument("--level", type=interval_level, default=0.9, help="interval level")
+    _snapshot_options(show)
+    add_output_options(show, csv_help="the stored cells with their provenance, as CSV")
+    show.set_defaults(func=cmd_models_show)
+
+    remove = actions.add_parser("remove", help="remove a private model, or a run's checkpoints")
+    remove.add_argument("name", nargs="?")
+    remove.add_argument("--run", help="remove every checkpoint of this run")
+    remove.set_defaults(func=cmd_models_remove)
+
+    track = subparsers.add_parser(
+        "track",
+        help="a fine-tuning run's checkpoints: predicted targets per step, P(criteria met)",
+        description="Store each checkpoint (the files of one step) as the private model "
+        "RUN@step-N of run RUN and print its predicted target scores. Tracking RUN again "
+        "replaces its checkpoints.",
+    )
+    track.add_argument("run", help="the run's name")
+    add_from_options(track)
+    track.add_argument(
+        "--step-from",
+        metavar="REGEX",
+        help="read the step from the path with this regex (one capturing group); default: "
+        "the number after step/steps/ckpt/checkpoint/global_step/iter",
+    )
+    track.add_argument("--targets", help=TARGETS_HELP)
+    track.add_argument(
+        "--require",
+        metavar="CRITERIA",
+        help="criteria such as 'mmlu_pro>=70,gpqa_diamond>=45': P(all hold) per checkpoint, "
+        f"and the first checkpoint where it is at least {tracking.MEET_PROBABILITY:g}",
+    )
+    track.add_argument("--plot", metavar="FILE", help="write the trajectories to FILE.png/.svg")
+    track.add_argument(
+        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
+    _snapshot_options(track)
+    add_output_options(track, csv_help="one row per checkpoint and target, as CSV")
+    track.set_defaults(func=cmd_track)

@@ -1,0 +1,388 @@
+"""The private store: a team's own models and checkpoint runs, beside the public matrix.
+
+One DuckDB file, `BENCHPRESS_HOME/private/models.duckdb`, apart from the pipeline's
+`warehouse.duckdb`: nothing the pipeline reads or publishes can see it, so a private model
+never reaches a snapshot. Its schema is versioned on its own (`store_schema`).
+
+- `models`: one row per private model (name, run and step for a checkpoint, when it was
+  added, the snapshot whose benchmark ids its scores use, the model as its files name it).
+- `model_files`: the files each model was read from (path as given, sha256, tool).
+- `cells`: every row of the results frame read for the model (mapped or not), with its full
+  provenance (`predictor.results.frame.RESULT_SCHEMA`; `model` there is `source_model` here).
+
+Every import is one transaction (all models of a `track` run or none). Names are data: only
+parameterised SQL touches them. Readers open the file read-only and never create it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from predictor.paths import benchpress_home
+from predictor.results.frame import MAPPED, RESULT_SCHEMA
+from warehouse.db import open_waiting, transaction
+
+STORE_DIR = "private"
+STORE_FILE = "models.duckdb"
+MAX_NAME_LENGTH = 200
+
+_SCHEMA_V1 = """
+CREATE TABLE models (
+    name VARCHAR NOT NULL PRIMARY KEY,
+    run VARCHAR,
+    step BIGINT,
+    added_at TIMESTAMPTZ NOT NULL,
+    snapshot_version VARCHAR,
+    source_models VARCHAR
+);
+CREATE TABLE model_files (
+    model VARCHAR NOT NULL,
+    file VARCHAR NOT NULL,
+    file_sha256 VARCHAR NOT NULL,
+    format VARCHAR,
+    tool VARCHAR,
+    tool_version VARCHAR
+);
+CREATE TABLE cells (
+    model VARCHAR NOT NULL,
+    source_model VARCHAR,
+    benchmark_id VARCHAR,
+    score DOUBLE,
+    stderr DOUBLE,
+    status VARCHAR NOT NULL,
+    task VARCHAR,
+    metric VARCHAR,
+    raw_score DOUBLE,
+    unit VARCHAR,
+    n BIGINT,
+    n_shot BIGINT,
+    "group" VARCHAR,
+    note VARCHAR,
+    format VARCHAR,
+    tool VARCHAR,
+    tool_version VARCHAR,
+    evaluated_at VARCHAR,
+    file VARCHAR,
+    file_sha256 VARCHAR
+);
+"""
+# (version, DDL) in order; a store written by a newer benchpress is refused, not guessed at
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1),)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+CELL_COLUMNS = ["model", "source_model", *[c for c in RESULT_SCHEMA if c != "model"]]
+_CELL_SQL = ", ".join(f'"{c}"' for c in CELL_COLUMNS)  # fixed names, never data
+
+
+class PrivateStoreError(RuntimeError):
+    """The store file cannot be used (written by a newer benchpress, not a store)."""
+
+
+class NameTakenError(ValueError):
+    """A private model of that name exists already (the caller's input: exit 2)."""
+
+
+@dataclass(frozen=True)
+class ModelImport:
+    """One private model to store: its name and the results-frame rows read for it (with
+    benchmark ids resolved against `snapshot_version`)."""
+
+    name: str
+    rows: pl.DataFrame  # RESULT_SCHEMA columns
+    run: str | None = None
+    step: int | None = None
+    snapshot_version: str | None = None
+
+
+@dataclass(frozen=True)
+class SaveReport:
+    stored: list[str]
+    replaced: list[str]  # names that existed before and were overwritten or dropped
+
+
+def store_path(home: Path | None = None) -> Path:
+    return (home or benchpress_home()) / STORE_DIR / STORE_FILE
+
+
+def check_name(name: str, what: str = "model name") -> str:
+    """A usable name: non-empty, not padded, at most MAX_NAME_LENGTH characters. Any other
+    character is allowed (names are data; printing escapes them)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"the {what} must not be empty")
+    if name != name.strip():
+        raise ValueError(f"the {what} {name!r} starts or ends with blanks; give it without them")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(f"the {what} is longer than {MAX_NAME_LENGTH} characters")
+    return name
+
+
+# ---------------------------------------------------------------------------- connections
+def _version(con: duckdb.DuckDBPyConnection) -> int:
+    tables = {
+        row[0]
+        for row in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+    }
+    if "store_schema" not in tables:
+        if tables:
+            raise PrivateStoreError("the file is not a benchpress private store")
+        return 0
+    found = con.execute("SELECT max(version) FROM store_schema").fetchone()[0]
+    return int(found or 0)
+
+
+def _check_version(version: int, path: Path) -> None:
+    if version > SCHEMA_VERSION:
+        raise PrivateStoreError(
+            f"{path} has schema version {version}, newer than this benchpress knows "
+            f"({SCHEMA_VERSION}); upgrade benchpress to use it"
+        )
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    version = _version(con)
+    _check_version(version, path)
+    for number, ddl in MIGRATIONS:
+        if number <= version:
+            continue
+        with transaction(con):
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS store_schema ("
+                " version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"
+            )
+            con.execute(ddl)
+            con.execute("INSERT INTO store_schema VALUES (?, now())", [number])
+
+
+@contextmanager
+def _writer(home: Path | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    path = store_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = open_waiting(path)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        _migrate(con, path)
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def _reader(home: Path | None) -> Iterator[duckdb.DuckDBPyConnection | None]:
+    """A read-only connection, or None when there is no store (nothing is created)."""
+    path = store_path(home)
+    if not path.is_file():
+        yield None
+        return
+    con = open_waiting(path, read_only=True)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        version = _version(con)
+        _check_version(version, path)
+        yield con if version else None
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------------------- writing
+def _cell_frame(item: ModelImport) -> pl.DataFrame:
+    rows = item.rows.select(list(RESULT_SCHEMA)).cast(RESULT_SCHEMA)
+    return (
+        rows.rename({"model": "source_model"})
+        .with_columns(pl.lit(item.name, pl.String).alias("model"))
+        .select(CELL_COLUMNS)
+    )
+
+
+def _file_frame(item: ModelImport) -> pl.DataFrame:
+    return (
+        item.rows.group_by("file", maintain_order=True)
+        .agg(pl.col(c).first() for c in ("file_sha256", "format", "tool", "tool_version"))
+        .with_columns(pl.lit(item.name, pl.String).alias("model"))
+        .select("model", "file", "file_sha256", "format", "tool", "tool_version")
+    )
+
+
+def _insert_frame(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Append `frame` to `table` (fixed names) as data: an Arrow view, no SQL text of it."""
+    columns = ", ".join(f'"{c}"' for c in frame.columns)
+    con.register("incoming", frame.to_arrow())
+    try:
+        con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM incoming")
+    finally:
+        con.unregister("incoming")
+
+
+def _delete(con: duckdb.DuckDBPyConnection, names: Sequence[str]) -> None:
+    if not names:
+        return
+    for table, column in (("cells", "model"), ("model_files", "model"), ("models", "name")):
+        con.execute(f"DELETE FROM {table} WHERE list_contains(?, {column})", [list(names)])
+
+
+def _existing(con: duckdb.DuckDBPyConnection, names: Sequence[str]) -> list[str]:
+    found = con.execute(
+        "SELECT name FROM models WHERE list_contains(?, name) ORDER BY name", [list(names)]
+    ).fetchall()
+    return [row[0] for row in found]
+
+
+def save_models(
+    imports: Sequence[ModelImport],
+    *,
+    replace: bool = False,
+    replace_run: str | None = None,
+    home: Path | None = None,
+) -> SaveReport:
+    """Store `imports` in ONE transaction: all of them or, on any error, none.
+
+    A name that exists already is refused (`NameTakenError`) unless `replace`; with
+    `replace_run`, every model of that run is dropped first (re-tracking a run replaces its
+    checkpoints)."""
+    names = [check_name(item.name) for item in imports]
+    if len(set(names)) != len(names):
+        raise ValueError("the models to store must have distinct names")
+    added_at = datetime.now(UTC)
+    with _writer(home) as con, transaction(con):
+        dropped: list[str] = []
+        if replace_run is not None:
+            dropped = [
+                row[0]
+                for row in con.execute(
+                    "SELECT name FROM models WHERE run = ? ORDER BY step, name", [replace_run]
+                ).fetchall()
+            ]
+            _delete(con, dropped)
+        taken = _existing(con, names)
+        if taken and not replace:
+            raise NameTakenError(
+                f"a private model named {taken[0]!r} exists already; pass --replace to "
+                "overwrite it, or choose another name"
+            )
+        _delete(con, taken)
+        for item in imports:
+            sources = ", ".join(dict.fromkeys(item.rows["model"].drop_nulls().to_list()))
+            con.execute(
+                "INSERT INTO models VALUES (?, ?, ?, ?, ?, ?)",
+                [item.name, item.run, item.step, added_at, item.snapshot_version, sources],
+            )
+            _insert_frame(con, "cells", _cell_frame(item))
+            _insert_frame(con, "model_files", _file_frame(item))
+    return SaveReport(names, sorted(set(dropped) | set(taken)))
+
+
+def remove_models(
+    names: Sequence[str] = (), run: str | None = None, home: Path | None = None
+) -> list[str]:
+    """Drop the named models and/or every model of `run`, in one transaction; returns the
+    names removed. Nothing to remove is not an error here (the CLI says so)."""
+    if not store_path(home).is_file():
+        return []
+    with _writer(home) as con, transaction(con):
+        found = _existing(con, list(names)) if names else []
+        if run is not None:
+            found += [
+                row[0]
+                for row in con.execute(
+                    "SELECT name FROM models WHERE run = ? ORDER BY step, name", [run]
+                ).fetchall()
+            ]
+        found = list(dict.fromkeys(found))
+        _delete(con, found)
+    return found
+
+
+# ---------------------------------------------------------------------------- reading
+MODEL_LIST_SCHEMA = {
+    "name": pl.String,
+    "run": pl.String,
+    "step": pl.Int64,
+    "benchmarks": pl.Int64,
+    "files": pl.Int64,
+    "added_at": pl.String,
+    "snapshot_version": pl.String,
+    "source_models": pl.String,
+}
+
+
+def list_models(home: Path | None = None, run: str | None = None) -> pl.DataFrame:
+    """One row per private model (`MODEL_LIST_SCHEMA`), ordered by run, step and name."""
+    with _reader(home) as con:
+        if con is None:
+            return pl.DataFrame(schema=MODEL_LIST_SCHEMA)
+        rows = con.execute(
+            """
+            SELECT m.name, m.run, m.step,
+                   (SELECT count(DISTINCT c.benchmark_id) FROM cells c
+                     WHERE c.model = m.name AND c.status = ?) AS benchmarks,
+                   (SELECT count(*) FROM model_files f WHERE f.model = m.name) AS files,
+                   strftime(m.added_at, '%Y-%m-%dT%H:%M:%SZ') AS added_at,
+                   m.snapshot_version, m.source_models
+            FROM models m
+            WHERE ? IS NULL OR m.run = ?
+            ORDER BY m.run NULLS FIRST, m.step NULLS FIRST, m.name
+            """,
+            [MAPPED, run, run],
+        ).fetchall()
+    return pl.DataFrame(rows, schema=MODEL_LIST_SCHEMA, orient="row")
+
+
+def model_cells(name: str, home: Path | None = None) -> pl.DataFrame:
+    """Every stored row of one model with its provenance (`CELL_COLUMNS`), mapped rows
+    first by benchmark, then the others by task; empty if there is no such model."""
+    schema = {"model": pl.String, "source_model": pl.String}
+    schema.update({k: v for k, v in RESULT_SCHEMA.items() if k != "model"})
+    with _reader(home) as con:
+        if con is None:
+            return pl.DataFrame(schema=schema)
+        rows = con.execute(
+            f"SELECT {_CELL_SQL} FROM cells WHERE model = ? "
+            "ORDER BY status <> ?, benchmark_id, task, metric, file",
+            [name, MAPPED],
+        ).fetchall()
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def model_files(name: str, home: Path | None = None) -> pl.DataFrame:
+    schema = {k: pl.String for k in ("file", "file_sha256", "format", "tool", "tool_version")}
+    with _reader(home) as con:
+        if con is None:
+            return pl.DataFrame(schema=schema)
+        rows = con.execute(
+            "SELECT file, file_sha256, format, tool, tool_version FROM model_files "
+            "WHERE model = ? ORDER BY file",
+            [name],
+        ).fetchall()
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def load_private_models(home: Path) -> list[dict[str, object]]:
+    """The `benchpress.private_models` provider: every private model with its scores
+    ({benchmark_id: score} of its mapped cells). [] without a store; never creates one."""
+    with _reader(Path(home)) as con:
+        if con is None:
+            return []
+        models = con.execute(
+            "SELECT name, run, step, strftime(added_at, '%Y-%m-%dT%H:%M:%SZ') FROM models "
+            "ORDER BY run NULLS FIRST, step NULLS FIRST, name"
+        ).fetchall()
+        cells = con.execute(
+            "SELECT model, benchmark_id, score FROM cells WHERE status = ? "
+            "AND benchmark_id IS NOT NULL AND score IS NOT NULL ORDER BY model, benchmark_id",
+            [MAPPED],
+        ).fetchall()
+    scores: dict[str, dict[str, float]] = {}
+    for model, benchmark, score in cells:
+        scores.setdefault(model, {})[benchmark] = float(score)
+    return [
+        {"name": name, "run": run, "step": step, "scores": scores.get(name, {}), "added_at": at}
+        for name, run, step, at in models
+    ]
