@@ -2,7 +2,9 @@
 
 The modules each do one job: `params` validates query parameters, `catalog` finds and caches
 snapshot versions, `figures` turns a fit into plot data, `picker` validates and caches probe
-selections (`/api/probes`), `api` maps parameters to JSON-able dicts (the same answers and
+selections (`/api/probes`), `uploads` reads a results file given to the page (`/api/results`),
+`private` puts the team's private models and checkpoint runs beside the snapshot (`/api/private`,
+`/api/runs`), `api` maps parameters to JSON-able dicts (the same answers and
 error messages as `BenchPress`), `server` is the HTTP plumbing and serves `static/` (the page:
 vanilla JS building the DOM with textContent, inline SVG charts).
 """

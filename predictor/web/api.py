@@ -4,6 +4,11 @@ It mirrors the Python API (`BenchPress.predict`, `.scores()`, `.resolve_model`, 
 its error messages through unchanged: an unknown name lists close matches, a bad score says
 what is wrong with it. `handle(catalog, path, params)` routes `/api/...` paths; the HTTP layer
 (`predictor.web.server`) only moves bytes.
+
+Private models (`private:NAME`) are accepted wherever a known model is (`/api/compare`,
+`/api/models/<id>`) and have endpoints of their own (`/api/private`, `/api/runs`); the
+endpoints that describe a published snapshot (`/api/snapshot`, `/api/matrix`, `/api/cell`)
+never mention them.
 """
 
 from __future__ import annotations
@@ -13,9 +18,10 @@ from datetime import datetime
 from typing import Any
 
 from predictor.api import BenchPress
+from predictor.private import PrivateModel
 from predictor.resolve import UnknownNameError
 from predictor.trust.profiles import PROFILES, profile
-from predictor.web import figures, params, picker
+from predictor.web import figures, params, picker, private, uploads
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError, bad_request, not_found
 from predictor.web.params import Params
@@ -47,6 +53,34 @@ def _resolve(
         raise ApiError(status, f"{exc}{where}") from None
     except TypeError as exc:
         raise bad_request(str(exc)) from None
+
+
+def _known_model(
+    catalog: Catalog,
+    bench: BenchPress,
+    name: str,
+    status: int = 400,
+    private_models: list[PrivateModel] | None = None,
+) -> str | PrivateModel:
+    """A snapshot model's id, or a private model: `private:NAME` is private only; a bare name
+    is a snapshot model first, else a private model of exactly that name."""
+    if private.explicit(name):
+        models = catalog.private_models() if private_models is None else private_models
+        found = private.lookup(models, name)
+        if found is None:
+            known = ", ".join(m.name for m in models[:10]) or "none"
+            raise ApiError(
+                status, f"no private model {name[len(private.PREFIX) :]!r}; private models: {known}"
+            )
+        return found
+    try:
+        return _resolve(bench.resolve_model, name, status=status)
+    except ApiError:
+        models = catalog.private_models() if private_models is None else private_models
+        found = private.lookup(models, name)
+        if found is None:
+            raise
+        return found
 
 
 def _bench(catalog: Catalog, query: Params) -> BenchPress:
@@ -150,7 +184,10 @@ def model(catalog: Catalog, query: Params, name: str) -> dict[str, Any]:
     """A known model: its facts, observed scores with provenance, and suggested probes."""
     params.check_allowed(query, ["version"], "/api/models/<id>")
     bench = _bench(catalog, query)
-    model_id = _resolve(bench.resolve_model, name, status=404)
+    found = _known_model(catalog, bench, name, status=404)
+    if isinstance(found, PrivateModel):
+        return private.model_answer(bench, found, SUGGESTED_PROBES)
+    model_id = found
     scores = bench.scores()
     cells = scores.filter(scores["model_id"] == model_id).sort("benchmark_id")
     fitted = set(bench.fit_benchmarks_)
@@ -218,10 +255,17 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
     bench = _bench(catalog, query)
     level = params.level(query)
     model_ids: list[str] = []
+    own: dict[str, PrivateModel] = {}  # private models asked for, by their `private:` id
+    team: list[PrivateModel] | None = None  # read once, when a name needs it
     for name in params.names(query, "models", required=True):
-        model_id = _resolve(bench.resolve_model, name)
-        if model_id not in model_ids:
-            model_ids.append(model_id)
+        if private.explicit(name) and team is None:
+            team = catalog.private_models()
+        found = _known_model(catalog, bench, name, private_models=team)
+        if isinstance(found, PrivateModel):
+            own[private.model_id(found)] = found
+            found = private.model_id(found)
+        if found not in model_ids:
+            model_ids.append(found)
     chosen = params.names(query, "benchmarks")
     benchmark_ids = (
         list(dict.fromkeys(_resolve(bench.resolve_benchmark, b) for b in chosen))
@@ -229,7 +273,10 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
         else list(bench.fit_benchmarks_)
     )
     try:  # a ValueError is about the request (as in `predict`), not a server fault
-        columns = [_column(bench, model_id, level) for model_id in model_ids]
+        columns = [
+            private.column(bench, own[m], level) if m in own else _column(bench, m, level)
+            for m in model_ids
+        ]
     except ValueError as exc:
         raise bad_request(str(exc)) from None
     observed = {
@@ -250,7 +297,9 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
     return {
         "version": bench.version,
         "level": level,
-        "models": [_model_row(bench, m) for m in model_ids],
+        "models": [
+            private.model_row(own[m]) if m in own else _model_row(bench, m) for m in model_ids
+        ],
         "benchmarks": [_benchmark_row(bench, b) for b in benchmark_ids],
         "rows": rows,
     }
@@ -379,6 +428,57 @@ def _json_list(value: Any) -> Any:
     return _json_value(value)
 
 
+def results_info(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`GET /api/results`: the size limit and formats of an upload."""
+    params.check_allowed(query, [], "/api/results")
+    return uploads.describe()
+
+
+def results(catalog: Catalog, query: Params, data: bytes) -> dict[str, Any]:
+    """`POST /api/results?name=FILE`: the file's bytes (the body) read into probe scores for
+    this snapshot (`predictor.web.uploads`). `model`: which model of a file holding several."""
+    params.check_allowed(query, ["version", "name", "model"], "/api/results")
+    name = uploads.file_name(params.required_text(query, "name"))
+    model = params.text(query, "model") or None
+    bench = _bench(catalog, query)
+    return uploads.read_upload(bench, name, data, model)
+
+
+def private_list(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """The team's private models (never part of a snapshot)."""
+    params.check_allowed(query, [], "/api/private")
+    return private.listing(catalog.private_models())
+
+
+def runs(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """Checkpoint runs (`benchpress track`): names, checkpoint counts, step ranges."""
+    params.check_allowed(query, [], "/api/runs")
+    return private.run_listing(catalog.private_models())
+
+
+def run(catalog: Catalog, query: Params, name: str) -> dict[str, Any]:
+    """One run's trajectory: per checkpoint its probe scores and the `targets` (a profile or
+    benchmark names; default the page's profile) predicted from them, at `level`."""
+    params.check_allowed(query, ["version", "targets", "level"], "/api/runs/<run>")
+    bench = _bench(catalog, query)
+    level = params.level(query)
+    every = private.runs(catalog.private_models())
+    found = every.get(name)
+    if found is None:
+        known = ", ".join(sorted(every)[:10]) or "none"
+        raise not_found(f"no run {name!r}; runs: {known} (create one: {private.TRACK_COMMAND})")
+    wanted = query if params.names(query, "targets") else {"targets": picker.DEFAULT_PROFILE}
+    chosen, listed = picker.parse_targets(bench, wanted)
+    targets = (
+        profile(chosen, bench.fit_benchmarks_)
+        if chosen is not None
+        else list(listed)
+        if listed is not None
+        else list(bench.fit_benchmarks_)
+    )
+    return private.trajectory(bench, name, found, chosen, targets, level)
+
+
 Endpoint = Callable[[Catalog, Params], dict[str, Any]]
 ENDPOINTS: dict[str, Endpoint] = {
     "versions": versions,
@@ -390,25 +490,38 @@ ENDPOINTS: dict[str, Endpoint] = {
     "plots": plots,
     "profiles": profiles,
     "probes": probes,
+    "results": results_info,
+    "private": private_list,
+    "runs": runs,
 }
-POST_ENDPOINTS = frozenset({"predict", "compare"})
+POST_ENDPOINTS = frozenset({"predict", "compare", "results"})
+UPLOAD_PATH = "/api/results"  # POST: a file's raw bytes, not parameters
 
 
-def handle(catalog: Catalog, path: str, query: Params, method: str = "GET") -> dict[str, Any]:
-    """Route `/api/<name>` (already URL-decoded) to its endpoint; ApiError on bad requests."""
+NAMED = {"models/": model, "runs/": run}  # /api/models/<id>, /api/runs/<run>: GET only
+
+
+def handle(
+    catalog: Catalog, path: str, query: Params, method: str = "GET", data: bytes = b""
+) -> dict[str, Any]:
+    """Route `/api/<name>` (already URL-decoded) to its endpoint; ApiError on bad requests.
+    `data`: the body of an upload (`POST /api/results`)."""
     if not path.startswith("/api/"):
         raise not_found(f"no such endpoint: {path}")
     name = path[len("/api/") :]
-    if name.startswith("models/") and len(name) > len("models/"):
-        if method not in ("GET", "HEAD"):
-            raise ApiError(405, f"{path} accepts GET only")
-        return model(catalog, query, name[len("models/") :])
+    for prefix, named in NAMED.items():
+        if name.startswith(prefix) and len(name) > len(prefix):
+            if method not in ("GET", "HEAD"):
+                raise ApiError(405, f"{path} accepts GET only")
+            return named(catalog, query, name[len(prefix) :])
     endpoint = ENDPOINTS.get(name)
     if endpoint is None:
-        known = ", ".join(f"/api/{n}" for n in [*ENDPOINTS, "models/<id>"])
+        known = ", ".join(f"/api/{n}" for n in [*ENDPOINTS, *(f"{p}<id>" for p in NAMED)])
         raise not_found(f"no such endpoint: {path}; known: {known}")
     if method == "POST" and name not in POST_ENDPOINTS:
         raise ApiError(405, f"{path} accepts GET only")
+    if method == "POST" and path == UPLOAD_PATH:
+        return results(catalog, query, data)
     return endpoint(catalog, query)
 
 
@@ -417,4 +530,4 @@ def allowed_methods(path: str) -> str:
     return "GET, HEAD, POST" if name in POST_ENDPOINTS else "GET, HEAD"
 
 
-__all__ = ["ENDPOINTS", "allowed_methods", "handle"]
+__all__ = ["ENDPOINTS", "UPLOAD_PATH", "allowed_methods", "handle"]

@@ -3,6 +3,9 @@
 Loading a version verifies every hash and restores the fit (about half a second), so the last
 few are kept in memory. Versions are immutable, so a cached one never goes stale; only the
 listing (what `latest` means) is re-read, at most every few seconds.
+
+The catalog also knows where the team's private models come from (`predictor.private`, the
+store under BENCHPRESS_HOME): read when asked, kept apart from every snapshot.
 """
 
 from __future__ import annotations
@@ -11,19 +14,21 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from predictor.api import BenchPress
 from predictor.paths import bundled_snapshot_dir
+from predictor.private import PrivateModel, private_models
 from predictor.snapshots import SnapshotError, default_stores, load_snapshot, version_key
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
-from predictor.web.errors import not_found
+from predictor.web.errors import ApiError, not_found
 
 log = logging.getLogger("benchpress.app")
 
 LISTING_TTL_SECONDS = 5.0
+PrivateSource = Callable[[], list[PrivateModel]]
 
 
 class Catalog:
@@ -34,7 +39,11 @@ class Catalog:
         store: str | Path | None = None,
         stores: Sequence[str | Path] | None = None,
         capacity: int = 4,
+        private: PrivateSource | None = None,
+        home: Path | None = None,
     ) -> None:
+        """`private`: where private models come from (default: `private_models(home)`, the
+        home being BENCHPRESS_HOME unless given)."""
         if store is not None and stores is not None:
             raise ValueError("give either store or stores, not both")
         if store is not None:
@@ -50,6 +59,8 @@ class Catalog:
         self._loaded: OrderedDict[str, BenchPress] = OrderedDict()
         self._manifests: dict[tuple[str, str], dict[str, Any]] = {}
         self._listing: tuple[float, dict[str, SnapshotStore]] | None = None
+        self.home = home  # None: BENCHPRESS_HOME, read when private models are
+        self._private = private or (lambda: private_models(home))
 
     # ---------------------------------------------------------------------------- listing
     def _where(self) -> dict[str, SnapshotStore]:
@@ -134,3 +145,16 @@ class Catalog:
                 while len(self._loaded) > self.capacity:
                     self._loaded.popitem(last=False)
         return bench
+
+    # ---------------------------------------------------------------------- private models
+    def private_models(self) -> list[PrivateModel]:
+        """The team's private models and checkpoints, read now (the store may have changed).
+
+        The store is a plugin's (the warehouse's): whatever stops it being read (a file
+        written by a newer benchpress, a broken file) is a 503 saying so, and the snapshot's
+        endpoints keep working."""
+        try:
+            return list(self._private())
+        except Exception as exc:  # noqa: BLE001 (a provider's errors are not ours to know)
+            log.warning("the private store cannot be read: %s", exc)
+            raise ApiError(503, f"the private store cannot be read: {exc}") from None

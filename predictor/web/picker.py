@@ -76,7 +76,9 @@ def _fitted(bench: BenchPress, parameter: str, name: str, role: str) -> str:
     return benchmark
 
 
-def _targets(bench: BenchPress, query: Params) -> tuple[str | None, tuple[str, ...] | None]:
+def parse_targets(bench: BenchPress, query: Params) -> tuple[str | None, tuple[str, ...] | None]:
+    """(profile, None), (None, fitted benchmark ids) or (None, None) for every fitted one, from
+    the `targets` parameter; errors name it (and close profiles or benchmarks on a typo)."""
     names = params.names(query, "targets")
     if not names or (len(names) == 1 and names[0].lower() == EVERY):
         return None, None
@@ -110,7 +112,7 @@ def request(bench: BenchPress, query: Params) -> ProbeRequest:
     """Validate `k`, `budget`, `targets` and `allowlist` against a loaded snapshot."""
     k = params.count(query, "k", DEFAULT_K, params.MAX_K)
     budget = params.budget(query)
-    chosen_profile, targets = _targets(bench, query)
+    chosen_profile, targets = parse_targets(bench, query)
     allowed = params.names(query, "allowlist", limit=MAX_ALLOWLIST)
     allowlist = None
     if allowed:

@@ -9,6 +9,11 @@ loopback, requests must name a loopback host (a DNS-rebinding page cannot read t
 the API refuses requests another site's page makes (an `<img>` or a form aimed at it cannot
 make this machine search probes). Idle connections time out, and the log escapes control
 characters, so a request line cannot rewrite the terminal that shows it.
+
+One endpoint takes a larger body: `POST /api/results` (a results file dropped on the page) with
+the file's raw bytes as `application/octet-stream` (a type another site's page cannot send
+without a preflight this server refuses), up to `uploads.MAX_UPLOAD_BYTES`, and only from this
+app's own page or a plain client; any other request keeps the small cap.
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ from predictor.web import api
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError
 from predictor.web.params import MAX_PARAMS, collect
+from predictor.web.uploads import MAX_UPLOAD_BYTES
 
 STATIC_DIR = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64 * 1024
+UPLOAD_TYPE = "application/octet-stream"
 REQUEST_TIMEOUT_SECONDS = 30.0  # an idle or stalled connection frees its thread after this
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -213,9 +220,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self._error(400, "unexpected Host header: this app answers on loopback names only")
                 return
-            body = self._read_body()
             parts = urlsplit(self.path)
             path = parts.path
+            body = self._read_body(self._upload(path))
             if not path.startswith("/api/"):
                 self._static(path)
             elif self._cross_site():
@@ -235,6 +242,12 @@ class Handler(BaseHTTPRequestHandler):
             )
             self.close_connection = True
             self._error(500, "internal error (see the server log)")
+
+    def _upload(self, path: str) -> bool:
+        """A results file posted by this app's page (or a plain client): the larger cap."""
+        return (
+            self.command == "POST" and unquote(path) == api.UPLOAD_PATH and not self._cross_site()
+        )
 
     def _host_ok(self) -> bool:
         header = self.headers.get("Host")
@@ -270,9 +283,12 @@ class Handler(BaseHTTPRequestHandler):
             self._error(400, f"more than {MAX_PARAMS} query parameters")
             return
         try:
-            if self.command == "POST" and "POST" in api.allowed_methods(path):
+            data = b""
+            if self.command == "POST" and path == api.UPLOAD_PATH:
+                data = self._upload_body(body)
+            elif self.command == "POST" and "POST" in api.allowed_methods(path):
                 pairs += self._body_params(body)  # elsewhere a 405 says more than a 415
-            payload = api.handle(self.server.catalog, path, collect(pairs), self.command)
+            payload = api.handle(self.server.catalog, path, collect(pairs), self.command, data)
         except ApiError as exc:
             extra = dict(exc.headers or {})
             if exc.status == 405:
@@ -288,8 +304,9 @@ class Handler(BaseHTTPRequestHandler):
         self._json(200, payload)
 
     # ---------------------------------------------------------------------------- bodies
-    def _content_length(self) -> int:
-        """The body's length: one Content-Length of ASCII digits, at most MAX_BODY_BYTES.
+    def _content_length(self, upload: bool = False) -> int:
+        """The body's length: one Content-Length of ASCII digits, at most MAX_BODY_BYTES
+        (MAX_UPLOAD_BYTES for an `upload`).
 
         Anything else leaves the body's end unknown, so the connection is closed after the
         answer rather than reading the rest of the body as a request."""
@@ -307,19 +324,35 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ApiError(400, f"invalid Content-Length {given[0][:40]!r}")
         digits = raw.lstrip("0")
-        if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits or "0") > MAX_BODY_BYTES:
+        cap = MAX_UPLOAD_BYTES if upload else MAX_BODY_BYTES
+        if len(digits) > len(str(cap)) or int(digits or "0") > cap:
             self.close_connection = True  # the body stays unread: the connection cannot be reused
-            raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
+            if upload:
+                raise ApiError(
+                    413,
+                    f"results file over {cap // 2**20} MiB ({cap} bytes), the most the page "
+                    "reads; use `benchpress predict --from FILE` for larger files",
+                )
+            raise ApiError(413, f"request body over {cap} bytes")
         return int(digits or "0")
 
-    def _read_body(self) -> bytes:
+    def _read_body(self, upload: bool = False) -> bytes:
         """The body, whatever the method: one left unread (a GET with a body) would be parsed
         as the next request on a keep-alive connection."""
-        length = self._content_length()
+        length = self._content_length(upload)
         data = self.rfile.read(length) if length else b""
         if len(data) < length:
             self.close_connection = True
             raise ApiError(400, "request body is shorter than its Content-Length")
+        return data
+
+    def _upload_body(self, data: bytes) -> bytes:
+        """A results file's bytes, sent as they are (not a form: a file is not parameters)."""
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != UPLOAD_TYPE:
+            raise ApiError(
+                415, f"send the results file's bytes as {UPLOAD_TYPE} (the name in ?name=)"
+            )
         return data
 
     def _body_params(self, data: bytes) -> list[tuple[str, object]]:

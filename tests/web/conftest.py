@@ -115,9 +115,11 @@ def start_app(catalog: Catalog) -> RunningApp:
 
 
 @pytest.fixture(scope="session")
-def app() -> Iterator[RunningApp]:
-    """The app on the snapshot bundled with the package (and nothing else)."""
-    running = start_app(Catalog(stores=[bundled_snapshot_dir()]))
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    """The app on the snapshot bundled with the package (and nothing else: an empty home, so
+    no private model of whoever runs the tests shows up)."""
+    home = tmp_path_factory.mktemp("empty-home")
+    running = start_app(Catalog(stores=[bundled_snapshot_dir()], home=home))
     try:
         yield running
     finally:
@@ -182,6 +184,67 @@ def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def hostile_app(hostile_store: Path) -> Iterator[RunningApp]:
     running = start_app(Catalog(store=hostile_store))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+# ------------------------------------------------------------------ private models and runs
+HOSTILE_NAME = "<img src=x onerror=alert(1)>"
+TEAM_MODEL = "acme-7b-sft"
+TEAM_SCORES = {"gpqa_diamond": 41.5, "mmlu_pro": 55.25, "humaneval": 71.0, "ifeval": 80.0}
+RUN = "acme-sft-run"
+RUN_STEPS = (100, 200, 300, 400, 500, 600)
+
+
+def run_scores(step: int) -> dict[str, float]:
+    """A checkpoint's probe scores, improving with the step (mmlu_pro from step 200 on)."""
+    scores = {"gpqa_diamond": 20.0 + step / 20, "hle": 2.0 + step / 200}
+    if step >= 200:
+        scores["mmlu_pro"] = 30.0 + step / 25
+    return scores
+
+
+def tidy_rows(directory: Path, name: str, scores: dict[str, float]) -> pl.DataFrame:
+    """A results frame read from a real model,benchmark,score CSV written for `scores`."""
+    from predictor.results import read_results
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "results.csv"
+    lines = ["model,benchmark,score", *(f"{name},{b},{v!r}" for b, v in scores.items())]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_results(path)
+
+
+@pytest.fixture(scope="session")
+def team_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A BENCHPRESS_HOME whose private store (made with `warehouse.private_models`, as
+    `benchpress models add` and `benchpress track` make it) holds two models and two runs:
+    `acme-sft-run` (six checkpoints) and one whose name, like a model's, is markup."""
+    from warehouse.private_models import ModelImport, save_models
+
+    root = tmp_path_factory.mktemp("team")
+    home, files = root / "home", root / "files"
+    imports = [
+        ModelImport(TEAM_MODEL, tidy_rows(files / "m1", "acme", TEAM_SCORES)),
+        ModelImport(HOSTILE_NAME, tidy_rows(files / "m2", "x", {"gpqa_diamond": 33.0})),
+    ]
+    for step in RUN_STEPS:
+        rows = tidy_rows(files / f"step-{step}", "acme", run_scores(step))
+        imports.append(ModelImport(f"{RUN}@step-{step}", rows, run=RUN, step=step))
+    for step in (10, 20):
+        rows = tidy_rows(files / f"h-{step}", "x", {"gpqa_diamond": 30.0 + step})
+        imports.append(ModelImport(f"{HOSTILE_NAME}@{step}", rows, run=HOSTILE_NAME, step=step))
+    save_models(imports, home=home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def team_app(team_home: Path) -> Iterator[RunningApp]:
+    """The bundled snapshot and the team's private store (read through the
+    `benchpress.private_models` entry point, as `benchpress app` reads it)."""
+    running = start_app(Catalog(stores=[bundled_snapshot_dir()], home=team_home))
     try:
         yield running
     finally:

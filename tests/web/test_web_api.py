@@ -350,7 +350,16 @@ PROBE_FIELDS = {
     "baseline_medae",
     "steps",
 }
-STEP_FIELDS = {"step", "benchmark", "column", "expected_medae", "cost", "cumulative_cost"}
+STEP_FIELDS = {
+    "step",
+    "benchmark",
+    "column",
+    "expected_medae",
+    "cost",
+    "cumulative_cost",
+    "lm_eval_task",
+    "inspect_task",
+}
 
 
 def test_profiles_and_costs(app: RunningApp, bp: BenchPress) -> None:

@@ -46,3 +46,13 @@ export async function postJSON(path, body) {
   });
   return parse(response);
 }
+
+/** A file's bytes as they are (`application/octet-stream`), its name and options in the query. */
+export async function postFile(path, file, params) {
+  const response = await fetch(path + query(params), {
+    method: "POST",
+    headers: { "Content-Type": "application/octet-stream", Accept: "application/json" },
+    body: file,
+  });
+  return parse(response);
+}

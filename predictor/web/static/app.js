@@ -1,14 +1,15 @@
-// BenchPress web page: state, URL sync and the five views (predict, pick probes, compare,
-// matrix, fit; the probe picker lives in probes.js).
+// BenchPress web page: state, URL sync and the six views (predict, pick probes, compare,
+// matrix, fit, runs; the probe picker lives in probes.js, the runs view in runs.js).
 // Talks only to this server's JSON API; builds every node with dom.js (textContent).
 
 import { el, clear, byId, fmt, scoreText, sourceLink, debounce, chip } from "./dom.js";
-import { getJSON, postJSON } from "./api.js";
+import { getJSON, postJSON, postFile } from "./api.js";
 import { intervalChart, spectrumChart, scatterChart, legend, PALETTE } from "./charts.js";
 import { Heatmap, colour, PREDICTED_FADE } from "./heatmap.js";
 import { ProbePicker } from "./probes.js";
+import { RunsView } from "./runs.js";
 
-const VIEWS = ["predict", "probes", "compare", "matrix", "fit"];
+const VIEWS = ["predict", "probes", "compare", "matrix", "fit", "runs"];
 const DEFAULT_LEVEL = 0.9;
 // the interval levels the API serves (predictor/methods/common.py MIN_LEVEL, MAX_LEVEL)
 const MIN_LEVEL = 0.01;
@@ -24,6 +25,9 @@ const state = {
   pinned: false, // the version goes into shared links
   level: DEFAULT_LEVEL,
   model: null, // /api/models/<id> answer when the probes came from a known model
+  upload: null, // /api/results answer when the probes came from a results file
+  uploadFile: null, // that file (kept in the page only, to read another model of it)
+  private: [], // /api/private: the team's own models, offered beside the snapshot's
   prediction: null,
   shareProbes: null, // probes of the last successful prediction, for the URL
   sort: { key: "score", dir: -1 },
@@ -47,6 +51,13 @@ const picker = new ProbePicker({
   version: () => versionParam(),
   benchmark: (id) => state.benchmarks.get(id),
   onUse: (benchmarks) => usePickedProbes(benchmarks),
+  onChange: () => updateUrl(),
+});
+
+const runs = new RunsView({
+  version: () => versionParam(),
+  level: () => state.level,
+  benchmark: (id) => state.benchmarks.get(id),
   onChange: () => updateUrl(),
 });
 
@@ -117,6 +128,7 @@ function readUrl() {
   state.cell =
     cell.length === 2 && cell[0] && cell[1] ? { model: cell[0], benchmark: cell[1] } : null;
   if (state.view === "probes") picker.readUrl(params);
+  if (state.view === "runs") runs.readUrl(params);
   return {
     scores: params.get("scores"),
     model: params.get("model"),
@@ -141,6 +153,7 @@ function currentQuery() {
     params.cell = `${state.cell.model},${state.cell.benchmark}`;
   }
   if (state.view === "probes") Object.assign(params, picker.query());
+  if (state.view === "runs") Object.assign(params, runs.query());
   return buildQuery(params);
 }
 
@@ -188,11 +201,38 @@ async function loadSnapshot() {
     if (b.probe) probeList.append(option());
     allList.append(option());
   }
-  const modelList = clear(byId("model-list"));
-  for (const m of snap.models) modelList.append(el("option", { value: m.model_id, label: m.name }));
+  fillModelList();
   byId("footer-version").textContent =
     `snapshot ${snap.version} · ${snap.models.length} models · ${snap.benchmarks.length} ` +
     `benchmarks · ${snap.manifest.counts?.cells ?? "?"} observed cells`;
+}
+
+/** The known-model pickers' list: the snapshot's models, then the team's private ones. */
+function fillModelList() {
+  const list = clear(byId("model-list"));
+  for (const m of state.models.values()) {
+    list.append(el("option", { value: m.model_id, label: m.name }));
+  }
+  for (const m of state.private) {
+    const where = m.run === null ? "" : ` · run ${m.run}, step ${m.step ?? "?"}`;
+    list.append(el("option", { value: m.model_id, label: `private${where}` }));
+  }
+}
+
+/** The team's private models (re-read when a picker is shown: `models add` may have run). */
+async function loadPrivate() {
+  try {
+    const answer = await getJSON("/api/private");
+    state.private = answer.models;
+    fillModelList();
+  } catch (error) {
+    showError("error", `private models: ${error.message}`);
+  }
+}
+
+/** A model's name as a picker shows it: private ones say so. */
+function modelLabel(m) {
+  return m.private ? `${m.name} (private)` : m.name;
 }
 
 // ------------------------------------------------------------------------------ probes
@@ -260,7 +300,9 @@ const schedulePredict = debounce(() => runPredict(), 400);
 /** The number to send for a row: the known model's own score when the row shows it rounded
  * (59.81 for a stored 59.809999999999995), so the prediction is the one from its data. */
 function scoreValue(row) {
-  const observed = state.model?.scores.find((s) => s.benchmark_id === row.benchmark)?.score;
+  const observed =
+    state.model?.scores.find((s) => s.benchmark_id === row.benchmark)?.score ??
+    state.upload?.probes.find((p) => p.benchmark === row.benchmark)?.score;
   if (typeof observed === "number" && scoreText(observed) === row.score) return observed;
   const number = Number(row.score);
   return Number.isFinite(number) ? number : row.score;
@@ -552,6 +594,266 @@ async function usePickedProbes(benchmarks) {
   empty?.focus();
 }
 
+// ------------------------------------------------------------------------ results files
+const FORMAT_NAMES = {
+  lm_eval: "lm-evaluation-harness",
+  inspect: "Inspect",
+  eee: "Every Eval Ever",
+  helm: "HELM",
+  tidy: "model,benchmark,score table",
+};
+const MAX_LISTED = 200; // unused tasks shown (a file of MMLU subtasks lists dozens)
+let uploadSeq = 0;
+let uploadLimits = null; // GET /api/results: the size the server reads
+
+function bytesText(count) {
+  if (count >= 2 ** 20) return `${fmt(count / 2 ** 20)} MiB`;
+  if (count >= 1024) return `${fmt(count / 1024)} KiB`;
+  return `${count} bytes`;
+}
+
+/** Send a results file to this app's own server (nothing else sees it), fill the probe form
+ * with the scores it maps onto, and predict as if they had been typed. */
+async function readResultsFile(file, model = null) {
+  if (!file) return;
+  const seq = ++uploadSeq;
+  const zone = byId("drop-zone");
+  zone.classList.add("busy");
+  showError("results-error", "");
+  try {
+    uploadLimits = uploadLimits || (await getJSON("/api/results"));
+    if (file.size > uploadLimits.max_bytes) {
+      throw new Error(
+        `${file.name}: ${bytesText(file.size)}, over the ${bytesText(uploadLimits.max_bytes)} ` +
+          `the page reads; use benchpress predict --from ${file.name}`,
+      );
+    }
+    const answer = await postFile("/api/results", file, {
+      name: file.name,
+      model,
+      version: versionParam(),
+    });
+    if (seq !== uploadSeq) return;
+    state.upload = answer;
+    state.uploadFile = file;
+    if (state.model) {
+      state.model = null;
+      renderModelCard();
+    }
+    if (answer.probes.length) {
+      setProbes(answer.probes.map((p) => ({ benchmark: p.benchmark, score: scoreText(p.score) })));
+    }
+    renderUploadCard();
+    await runPredict();
+  } catch (error) {
+    if (seq !== uploadSeq) return;
+    state.upload = null;
+    state.uploadFile = null;
+    renderUploadCard();
+    showError("results-error", error.message);
+  } finally {
+    if (seq === uploadSeq) zone.classList.remove("busy");
+    byId("results-file").value = ""; // the same file may be chosen again
+  }
+}
+
+function forgetUpload() {
+  state.upload = null;
+  state.uploadFile = null;
+  renderUploadCard();
+}
+
+function renderUploadCard() {
+  const card = byId("upload-card");
+  const u = state.upload;
+  if (!u) {
+    clear(card);
+    card.hidden = true;
+    return;
+  }
+  const tool = [FORMAT_NAMES[u.format] || u.format, u.tool_version].filter(Boolean).join(" ");
+  const facts = [
+    tool,
+    `model ${u.model}`,
+    `${u.probes.length} probe score${u.probes.length === 1 ? "" : "s"}`,
+  ];
+  if (u.evaluated_at) facts.push(`evaluated ${String(u.evaluated_at).slice(0, 10)}`);
+  const head = el(
+    "div",
+    { class: "card-head" },
+    el(
+      "div",
+      {},
+      el("h2", {}, "From ", el("span", { class: "file-name", text: u.file })),
+      el("p", { class: "muted", text: facts.join(" · ") }),
+    ),
+    el("button", {
+      type: "button",
+      class: "ghost",
+      text: "Forget this file",
+      onclick: forgetUpload,
+    }),
+  );
+  const parts = [head];
+  if (u.models.length > 1) {
+    const select = el(
+      "select",
+      { id: "upload-model", "aria-label": "model in the file" },
+      u.models.map((m) => el("option", { value: m, text: m })),
+    );
+    select.value = u.model;
+    select.addEventListener("change", () => readResultsFile(state.uploadFile, select.value));
+    parts.push(
+      el(
+        "p",
+        { class: "upload-models" },
+        el("label", {}, `The file holds ${u.models.length} models; scores of `, select),
+      ),
+    );
+  }
+  if (u.probes.length) {
+    parts.push(
+      el(
+        "div",
+        { class: "table-wrap short" },
+        el(
+          "table",
+          { class: "data compact", id: "upload-probes" },
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              el("th", { text: "Benchmark" }),
+              el("th", { class: "num", text: "Score" }),
+              el("th", { class: "num", text: "± stderr" }),
+              el("th", { text: "From task (metric)" }),
+              el("th", { class: "num", text: "Shots" }),
+            ),
+          ),
+          el(
+            "tbody",
+            {},
+            u.probes.map((p) =>
+              el(
+                "tr",
+                { dataset: { benchmark: p.benchmark } },
+                el(
+                  "td",
+                  {},
+                  el("span", { class: "bname", text: benchmarkName(p.benchmark) }),
+                  el("span", { class: "bid", text: p.benchmark }),
+                ),
+                el("td", { class: "num", text: fmt(p.score, 2) }),
+                el("td", { class: "num", text: p.stderr === null ? "" : fmt(p.stderr, 2) }),
+                el("td", {}, el("code", { text: `${p.task} (${p.metric})` })),
+                el("td", { class: "num", text: p.n_shot === null ? "" : String(p.n_shot) }),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  } else {
+    parts.push(
+      el("p", {
+        class: "inline-note",
+        text:
+          `Nothing in ${u.file} maps onto a benchmark of snapshot ${u.version}'s fit, so the ` +
+          "probes are unchanged. The tasks it holds are listed below; `benchpress predict " +
+          "--from FILE --map task=benchmark` maps one by hand.",
+      }),
+    );
+  }
+  if (u.notes.length) {
+    parts.push(
+      el("h3", { text: "Notes" }),
+      el(
+        "ul",
+        { class: "plain notes", id: "upload-notes" },
+        u.notes.map((n) => el("li", { text: n })),
+      ),
+    );
+  }
+  const listed = (id, items) =>
+    el(
+      "ul",
+      { class: "plain listing", id },
+      items.slice(0, MAX_LISTED).map((item) => el("li", {}, el("code", { text: item }))),
+      items.length > MAX_LISTED
+        ? el("li", { class: "muted", text: `… and ${items.length - MAX_LISTED} more` })
+        : null,
+    );
+  const section = (id, items, summary, open = true) => {
+    if (items.length) {
+      parts.push(el("details", { open }, el("summary", { text: summary }), listed(id, items)));
+    }
+  };
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const subtasks = Object.entries(u.unmapped_subtasks).map(
+    ([group, count]) => `${group}: ${plural(count, "subtask")}`,
+  );
+  const unmapped = [...u.unmapped, ...subtasks];
+  section(
+    "upload-unmapped",
+    unmapped,
+    `Unmapped: ${plural(unmapped.length, "task")} no benchmark of ours is mapped to`,
+  );
+  section(
+    "upload-not-fitted",
+    u.not_fitted,
+    `Not in this snapshot's fit: ${plural(u.not_fitted.length, "benchmark")} ` +
+      "(too few scores to be a probe)",
+  );
+  section(
+    "upload-other-metric",
+    u.other_metric,
+    `${plural(u.other_metric.length, "task")} reported only under another metric`,
+    false,
+  );
+  section(
+    "upload-not-run",
+    u.not_run,
+    `${plural(u.not_run.length, "task")} not computed by the tool`,
+    false,
+  );
+  card.replaceChildren(...parts);
+  card.hidden = false;
+}
+
+function bindUpload() {
+  const zone = byId("drop-zone");
+  const input = byId("results-file");
+  input.addEventListener("change", () => readResultsFile(input.files[0]));
+  const hasFiles = (event) => [...(event.dataTransfer?.types || [])].includes("Files");
+  for (const name of ["dragenter", "dragover"]) {
+    zone.addEventListener(name, (event) => {
+      if (!hasFiles(event)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "copy";
+      zone.classList.add("over");
+    });
+  }
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("over");
+    const files = event.dataTransfer?.files;
+    if (files && files.length > 1) {
+      showError("results-error", "drop one results file at a time");
+      return;
+    }
+    readResultsFile(files?.[0]);
+  });
+  // a file dropped beside the zone must not replace the page with the file
+  for (const name of ["dragover", "drop"]) {
+    window.addEventListener(name, (event) => {
+      if (hasFiles(event) && !zone.contains(event.target)) event.preventDefault();
+    });
+  }
+}
+
 // ------------------------------------------------------------------------ known models
 async function useModel(name, { useProbes = true } = {}) {
   const id = String(name || "").trim();
@@ -561,6 +863,7 @@ async function useModel(name, { useProbes = true } = {}) {
       version: versionParam(),
     });
     state.model = answer;
+    if (useProbes && state.upload) forgetUpload();
     showError("predict-error", "");
     if (useProbes) {
       const scores = new Map(answer.scores.map((s) => [s.benchmark_id, s.score]));
@@ -598,6 +901,19 @@ function renderModelCard() {
   }
   const { model, scores } = state.model;
   const sources = [...new Set(scores.map((s) => s.source))];
+  const about = model.private
+    ? [
+        el("span", { class: "chip private", text: "private" }),
+        model.run === null ? "" : ` run ${model.run}, step ${model.step ?? "?"} ·`,
+        ` ${scores.length} scores on this snapshot's benchmarks`,
+        state.model.not_in_snapshot?.length
+          ? ` (${state.model.not_in_snapshot.length} others it lacks)`
+          : "",
+      ]
+    : [
+        el("code", { text: model.model_id }),
+        ` · ${scores.length} observed scores from ${sources.length} source${sources.length === 1 ? "" : "s"}`,
+      ];
   const head = el(
     "div",
     { class: "card-head" },
@@ -605,12 +921,7 @@ function renderModelCard() {
       "div",
       {},
       el("h2", { class: "model-name", text: model.name }),
-      el(
-        "p",
-        { class: "muted" },
-        el("code", { text: model.model_id }),
-        ` · ${scores.length} observed scores from ${sources.length} source${sources.length === 1 ? "" : "s"}`,
-      ),
+      el("p", { class: "muted" }, about),
     ),
     el("button", {
       type: "button",
@@ -741,7 +1052,7 @@ async function runCompare() {
 function renderCompare(answer) {
   byId("compare-models").replaceChildren(
     ...answer.models.map((m) =>
-      chip(m.name, m.model_id, () => {
+      chip(modelLabel(m), m.model_id, () => {
         state.compareModels = state.compareModels.filter((id) => id !== m.model_id);
         runCompare();
       }),
@@ -756,7 +1067,7 @@ function renderCompare(answer) {
     ),
   );
   const series = answer.models.map((m, i) => ({
-    label: m.name,
+    label: modelLabel(m),
     color: PALETTE[i % PALETTE.length],
   }));
   const mine =
@@ -1119,7 +1430,8 @@ function renderView() {
     return Promise.resolve();
   }
   if (state.view === "probes") return picker.show();
-  if (state.view === "compare") return runCompare();
+  if (state.view === "compare") return loadPrivate().then(runCompare);
+  if (state.view === "runs") return runs.show();
   if (state.view === "matrix") return loadMatrix();
   return loadFit();
 }
@@ -1130,6 +1442,7 @@ async function changeVersion(version) {
   state.matrix = null;
   state.plots = null;
   picker.versionChanged();
+  runs.versionChanged();
   try {
     await loadSnapshot();
     showError("error", "");
@@ -1144,6 +1457,8 @@ async function changeVersion(version) {
 
 function bind() {
   picker.bind();
+  runs.bind();
+  bindUpload();
   byId("goto-picker").addEventListener("click", () => showView("probes"));
   byId("probe-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1196,6 +1511,7 @@ function bind() {
     runPredict();
     if (state.view === "compare") runCompare();
     if (state.view === "matrix" && state.cell) selectCell(state.cell.model, state.cell.benchmark);
+    if (state.view === "runs") runs.load();
   });
   byId("compare-model-add").addEventListener("click", () => addCompare("models"));
   byId("compare-benchmark-add").addEventListener("click", () => addCompare("benchmarks"));
@@ -1225,6 +1541,7 @@ function bind() {
     debounce(() => {
       if (state.view === "predict") renderPredictionChart();
       if (state.view === "fit") renderFit();
+      if (state.view === "runs") runs.render();
     }, 200),
   );
 }
@@ -1246,6 +1563,7 @@ async function start() {
   try {
     await loadVersions();
     await loadSnapshot();
+    await loadPrivate();
   } catch (error) {
     showError("error", error.message);
     document.body.dataset.ready = "error";

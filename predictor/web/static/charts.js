@@ -165,6 +165,18 @@ export function intervalChart(container, rows, series, options = {}) {
     el("div", { class: "chart-head" }, header),
     el("div", { class: "chart-scroll" }, body),
   );
+  for (const label of body.querySelectorAll("text.row-label")) fitText(label, labelWidth - 4);
+}
+
+/** Shorten a drawn SVG label (with "…") until it fits `maxWidth` pixels: a character count
+ * alone misjudges wide letters, and the start of a long name would be cut off at the edge. */
+function fitText(node, maxWidth) {
+  const full = node.textContent;
+  let keep = full.length;
+  while (keep > 1 && node.getComputedTextLength() > maxWidth) {
+    keep -= 1;
+    node.textContent = `${full.slice(0, keep)}…`;
+  }
 }
 
 /** Singular values as bars, with the cumulative variance share as a line (right axis). */
@@ -412,4 +424,111 @@ export function legend(items) {
       return el("span", { class: "legend-item" }, swatch, el("span", { text: item.label }));
     }),
   );
+}
+
+/**
+ * Trajectories over training steps: one line per target with its interval band, and the
+ * observed probe scores as diamonds. series: [{key, label, color, kind: "target" | "probe",
+ * points: [{x, y, low, high, observed, title}]}] (y on 0–100; a target's observed points are
+ * diamonds too). Each series is one `g.series` element.
+ */
+export function trajectoryChart(container, series, options = {}) {
+  clear(container);
+  const width = widthOf(container, 720);
+  const height = options.height || 340;
+  const m = { left: 52, right: 20, top: 14, bottom: 42 };
+  const xs = series.flatMap((s) => s.points.map((p) => p.x));
+  let xDomain = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
+  if (xDomain[0] === xDomain[1]) xDomain = [xDomain[0] - 1, xDomain[1] + 1];
+  const span = xDomain[1] - xDomain[0];
+  xDomain = [xDomain[0] - span * 0.03, xDomain[1] + span * 0.03];
+  const yDomain = options.domain || [0, 100];
+  const x = linear(xDomain, [m.left, width - m.right]);
+  const y = linear(yDomain, [height - m.bottom, m.top]);
+  const clamp = (v) => Math.min(yDomain[1], Math.max(yDomain[0], v));
+  const chart = svg("svg", {
+    width,
+    height,
+    class: "trajectory",
+    role: "img",
+    "aria-label": options.ariaLabel || "scores over training steps",
+  });
+  for (const t of ticks(yDomain[0], yDomain[1], 5)) {
+    chart.append(
+      svg("line", { x1: m.left, x2: width - m.right, y1: y(t), y2: y(t), class: "grid" }),
+      svg("text", { x: m.left - 6, y: y(t) + 4, "text-anchor": "end", class: "tick", text: t }),
+    );
+  }
+  const whole = xs.length && xs.every((v) => Number.isInteger(v));
+  for (const t of ticks(xDomain[0], xDomain[1], 6)) {
+    if (whole && !Number.isInteger(t)) continue;
+    chart.append(
+      svg("line", { x1: x(t), x2: x(t), y1: m.top, y2: height - m.bottom, class: "grid" }),
+      svg("text", {
+        x: x(t),
+        y: height - m.bottom + 15,
+        "text-anchor": "middle",
+        class: "tick",
+        text: Math.abs(t) >= 10000 ? t.toExponential(1) : String(t),
+      }),
+    );
+  }
+  for (const s of series) {
+    const group = svg("g", { class: `series ${s.kind}`, dataset: { key: s.key } });
+    const points = s.points.filter((p) => p.y !== null && p.y !== undefined);
+    if (s.kind === "target") {
+      const banded = points.filter((p) => p.low !== null && p.high !== null);
+      if (banded.length) {
+        const upper = banded.map((p) => `${x(p.x)},${y(clamp(p.high))}`);
+        const lower = banded.map((p) => `${x(p.x)},${y(clamp(p.low))}`).reverse();
+        group.append(
+          svg("polygon", { points: [...upper, ...lower].join(" "), fill: s.color, class: "band" }),
+        );
+      }
+      group.append(
+        svg("polyline", {
+          points: points.map((p) => `${x(p.x)},${y(clamp(p.y))}`).join(" "),
+          stroke: s.color,
+          class: "trend",
+        }),
+      );
+    }
+    for (const p of points) {
+      const cx = x(p.x);
+      const cy = y(clamp(p.y));
+      const mark =
+        s.kind === "probe" || p.observed
+          ? svg("rect", {
+              x: cx - 4,
+              y: cy - 4,
+              width: 8,
+              height: 8,
+              fill: s.color,
+              transform: `rotate(45 ${cx} ${cy})`,
+              class: "point observed",
+            })
+          : svg("circle", { cx, cy, r: 3.5, fill: s.color, class: "point" });
+      mark.append(svg("title", { text: p.title || `${s.label}: ${fmt(p.y)}` }));
+      group.append(mark);
+    }
+    chart.append(group);
+  }
+  chart.append(
+    svg("text", {
+      x: (m.left + width - m.right) / 2,
+      y: height - 6,
+      "text-anchor": "middle",
+      class: "axis-title",
+      text: options.xTitle || "step",
+    }),
+    svg("text", {
+      x: 14,
+      y: (m.top + height - m.bottom) / 2,
+      "text-anchor": "middle",
+      class: "axis-title",
+      transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`,
+      text: options.yTitle || "score (%)",
+    }),
+  );
+  container.append(chart);
 }

@@ -22,6 +22,16 @@ function listText(names) {
   return names.length ? names.join(", ") : "none";
 }
 
+/** How to run a picked probe: the lm-eval and Inspect tasks that score it, when known. */
+function runWith(step) {
+  const tools = [
+    step.lm_eval_task ? `lm-eval ${step.lm_eval_task}` : null,
+    step.inspect_task ? `Inspect ${step.inspect_task}` : null,
+  ].filter(Boolean);
+  if (!tools.length) return null;
+  return el("span", { class: "run-with", text: `run: ${tools.join(" · ")}` });
+}
+
 export class ProbePicker {
   /**
    * version(): the version parameter (undefined = latest); benchmark(id): the snapshot's row
@@ -357,6 +367,7 @@ export class ProbePicker {
             el("span", { class: "bname", text: this.name(step.benchmark) }),
             el("span", { class: "bid", text: step.benchmark }),
             open ? el("span", { class: "unit", text: open }) : null,
+            runWith(step),
           ),
           el("td", { class: "num cost", text: this.costText(step.cost) }),
           el("td", { class: "num", text: this.costText(step.cumulative_cost) }),

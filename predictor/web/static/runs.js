@@ -1,0 +1,362 @@
+// The Runs view: checkpoint runs kept with `benchpress track` (private, never published),
+// each checkpoint's probe scores and the target benchmarks predicted from them, as a chart
+// over training steps and a table. Wraps /api/runs and /api/runs/<run>; every run, model and
+// benchmark name goes in as text (dom.js).
+
+import { el, clear, byId, fmt, show } from "./dom.js";
+import { getJSON } from "./api.js";
+import { trajectoryChart, legend, PALETTE } from "./charts.js";
+import { profileLabel } from "./probes.js";
+
+const CUSTOM = "custom";
+const OBSERVED_COLOR = "#868e96";
+
+function plural(count, word) {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+export class RunsView {
+  /**
+   * version(): the version parameter (undefined = latest); level(): the interval level;
+   * benchmark(id): the snapshot's row for a benchmark; onChange(): the URL.
+   */
+  constructor({ version, level, benchmark, onChange }) {
+    this.version = version;
+    this.level = level;
+    this.benchmark = benchmark;
+    this.onChange = onChange;
+    this.runs = null; // /api/runs answer
+    this.profiles = null; // /api/profiles answer (for the target chooser)
+    this.run = null; // the chosen run's name
+    this.targets = null; // a profile name, or CUSTOM (null: the server's default)
+    this.custom = "";
+    this.answer = null;
+    this.seq = 0;
+  }
+
+  name(id) {
+    return this.benchmark(id)?.name || id;
+  }
+
+  percent(id) {
+    return this.benchmark(id)?.scale !== "unbounded";
+  }
+
+  // ---------------------------------------------------------------------------- the URL
+  readUrl(params) {
+    this.run = params.get("run") || null;
+    const targets = (params.get("targets") || "").trim();
+    if (targets && !targets.includes(",") && /^[A-Za-z_ -]+$/.test(targets)) {
+      this.targets = targets;
+    } else if (targets) {
+      this.targets = CUSTOM;
+      this.custom = targets;
+    }
+  }
+
+  query() {
+    return { run: this.run, targets: this.targetsParam() };
+  }
+
+  targetsParam() {
+    if (this.targets === CUSTOM) return this.custom.trim() || null;
+    return this.targets;
+  }
+
+  versionChanged() {
+    this.profiles = null;
+    this.answer = null;
+  }
+
+  error(message) {
+    const node = byId("runs-error");
+    node.textContent = message || "";
+    node.hidden = !message;
+  }
+
+  // ------------------------------------------------------------------------ loading
+  /** Called when the view is shown: the runs (re-read: `track` may have added some), then
+   * the chosen run (the first one unless a link named another). */
+  async show() {
+    try {
+      const [runs, profiles] = await Promise.all([
+        getJSON("/api/runs"),
+        this.profiles
+          ? Promise.resolve(this.profiles)
+          : getJSON("/api/profiles", { version: this.version() }),
+      ]);
+      this.runs = runs;
+      this.profiles = profiles;
+      this.error("");
+    } catch (error) {
+      this.error(error.message);
+      return;
+    }
+    const names = this.runs.runs.map((r) => r.run);
+    this.renderChooser();
+    const empty = !names.length;
+    show(byId("runs-empty"), empty);
+    show(byId("run-controls"), !empty);
+    show(byId("runs-body"), !empty);
+    show(byId("runs-table-card"), !empty);
+    if (empty) {
+      byId("runs-command").textContent = this.runs.command;
+      this.onChange();
+      return;
+    }
+    if (!this.run || !names.includes(this.run)) {
+      if (this.run) this.error(`no run named ${JSON.stringify(this.run)}; showing ${names[0]}`);
+      this.run = names[0];
+    }
+    byId("run-select").value = this.run;
+    await this.load();
+  }
+
+  renderChooser() {
+    const select = clear(byId("run-select"));
+    for (const r of this.runs.runs) {
+      const steps =
+        r.first_step === null ? "" : ` · steps ${r.first_step}–${r.last_step}`;
+      select.append(
+        el("option", {
+          value: r.run,
+          text: `${r.run} (${plural(r.checkpoints, "checkpoint")}${steps})`,
+        }),
+      );
+    }
+    const targets = clear(byId("run-targets"));
+    for (const p of this.profiles.profiles) {
+      targets.append(
+        el("option", {
+          value: p.name,
+          text: `${profileLabel(p.name)} (${plural(p.benchmarks.length, "benchmark")})`,
+        }),
+      );
+    }
+    targets.append(el("option", { value: CUSTOM, text: "Benchmarks I choose…" }));
+    if (!this.targets) this.targets = this.profiles.default_targets;
+    const known = this.profiles.profiles.some((p) => p.name === this.targets);
+    if (this.targets !== CUSTOM && !known) {
+      this.custom = this.targets; // not a profile: let the server resolve it as a benchmark
+      this.targets = CUSTOM;
+    }
+    targets.value = this.targets;
+    show(byId("run-custom"), this.targets === CUSTOM);
+    byId("run-custom-input").value = this.custom;
+  }
+
+  async load() {
+    if (!this.run) return;
+    const seq = ++this.seq;
+    byId("runs-body").classList.add("stale");
+    try {
+      const answer = await getJSON(`/api/runs/${encodeURIComponent(this.run)}`, {
+        targets: this.targetsParam(),
+        level: this.level(),
+        version: this.version(),
+      });
+      if (seq !== this.seq) return;
+      this.answer = answer;
+      if (answer.profile) {
+        this.targets = answer.profile;
+        byId("run-targets").value = answer.profile;
+      }
+      this.error("");
+      this.render();
+    } catch (error) {
+      if (seq === this.seq) this.error(error.message);
+    } finally {
+      if (seq === this.seq) byId("runs-body").classList.remove("stale");
+      this.onChange();
+    }
+  }
+
+  // ------------------------------------------------------------------------ rendering
+  /** One colour per benchmark, whether it is a target, a probe or both (a target observed at
+   * a checkpoint is a diamond on its own line). */
+  colors() {
+    const colors = new Map();
+    for (const b of [...this.answer.targets, ...this.answer.probes]) {
+      if (!colors.has(b)) colors.set(b, PALETTE[colors.size % PALETTE.length]);
+    }
+    return colors;
+  }
+
+  render() {
+    const a = this.answer;
+    if (!a || byId("view-runs").hidden) return;
+    const colors = this.colors();
+    const shownTargets = a.targets.filter((b) => this.percent(b));
+    const shownProbes = a.probes.filter((b) => this.percent(b));
+    const series = [
+      ...shownTargets.map((b) => ({
+        key: `target:${b}`,
+        label: this.name(b),
+        color: colors.get(b),
+        kind: "target",
+        points: a.checkpoints
+          .filter((c) => c.predicted[b])
+          .map((c) => {
+            const p = c.predicted[b];
+            return {
+              x: c.step ?? 0,
+              y: p.score,
+              low: p.low,
+              high: p.high,
+              observed: p.observed,
+              title: p.observed
+                ? `${this.name(b)} at step ${c.step}: ${fmt(p.score)} (observed)`
+                : `${this.name(b)} at step ${c.step}: ${fmt(p.score)} ` +
+                  `[${fmt(p.low)} – ${fmt(p.high)}]`,
+            };
+          }),
+      })),
+      ...shownProbes.map((b) => ({
+        key: `probe:${b}`,
+        label: this.name(b),
+        color: colors.get(b),
+        kind: "probe",
+        points: a.checkpoints
+          .filter((c) => c.observed[b] !== undefined)
+          .map((c) => ({
+            x: c.step ?? 0,
+            y: c.observed[b],
+            title: `${this.name(b)} at step ${c.step}: ${fmt(c.observed[b])} (probe, observed)`,
+          })),
+      })),
+    ];
+    const pct = `${Math.round(a.level * 1000) / 10}%`;
+    const targets = new Set(shownTargets);
+    byId("run-legend").replaceChildren(
+      legend([
+        ...shownTargets.map((b) => ({
+          label: `${this.name(b)} (predicted, ${pct} band)`,
+          color: colors.get(b),
+        })),
+        ...shownProbes
+          .filter((b) => !targets.has(b))
+          .map((b) => ({
+            label: `${this.name(b)} (probe)`,
+            color: colors.get(b),
+            shape: "diamond",
+          })),
+        { label: "observed score (probe)", color: OBSERVED_COLOR, shape: "diamond" },
+      ]),
+    );
+    trajectoryChart(byId("run-chart"), series, {
+      ariaLabel: `run ${a.run}: scores over training steps`,
+      xTitle: "training step",
+      yTitle: "score (%)",
+    });
+    const open = [...a.targets, ...a.probes].filter((b) => !this.percent(b));
+    const notes = [
+      `${plural(a.checkpoints.length, "checkpoint")} of run ${a.run} · ` +
+        `${plural(a.probes.length, "probe benchmark")} observed · ` +
+        `${plural(a.targets.length, "target")} predicted by snapshot ${a.version}.`,
+    ];
+    if (a.total_checkpoints > a.checkpoints.length) {
+      notes.push(
+        `${a.checkpoints.length} of ${a.total_checkpoints} checkpoints shown, evenly spread.`,
+      );
+    }
+    if (!a.probes.length) {
+      notes.push(
+        "No checkpoint has a score on a benchmark of this snapshot's fit: nothing to predict from.",
+      );
+    }
+    if (open.length) {
+      const names = [...new Set(open)].map((b) => this.name(b)).join(", ");
+      notes.push(`Open-scale benchmarks (${names}) are in the table only.`);
+    }
+    byId("run-note").textContent = notes.join(" ");
+    this.renderTable(colors);
+  }
+
+  renderTable(colors) {
+    const a = this.answer;
+    const table = byId("run-table");
+    const head = (b, kind) =>
+      el(
+        "th",
+        { class: "num", title: `${this.name(b)} (${b}), ${kind}` },
+        el("span", { class: "dot", dataset: { color: colors.get(b) } }),
+        el("span", { text: this.name(b) }),
+        el("span", { class: "bid", text: kind === "probe" ? "probe" : "predicted" }),
+      );
+    table.tHead.replaceChildren(
+      el(
+        "tr",
+        {},
+        el("th", { class: "num", text: "Step" }),
+        el("th", { text: "Checkpoint" }),
+        a.probes.map((b) => head(b, "probe")),
+        a.targets.map((b) => head(b, "target")),
+      ),
+    );
+    for (const dot of table.tHead.querySelectorAll(".dot")) {
+      dot.style.backgroundColor = dot.dataset.color;
+    }
+    table.tBodies[0].replaceChildren(
+      ...a.checkpoints.map((c) =>
+        el(
+          "tr",
+          { dataset: { step: String(c.step ?? "") } },
+          el("td", { class: "num", text: c.step === null ? "—" : String(c.step) }),
+          el("td", { class: "model-name", text: c.name }),
+          a.probes.map((b) =>
+            el("td", {
+              class: "num observed",
+              text: c.observed[b] === undefined ? "—" : fmt(c.observed[b]),
+            }),
+          ),
+          a.targets.map((b) => {
+            const p = c.predicted[b];
+            if (!p) return el("td", { class: "num muted", text: "—" });
+            if (p.observed) {
+              return el(
+                "td",
+                { class: "num observed", title: "observed" },
+                el("span", { text: fmt(p.score) }),
+                el("span", { class: "tag", text: "obs" }),
+              );
+            }
+            return el(
+              "td",
+              {
+                class: "num predicted",
+                title: `${fmt(p.low)} – ${fmt(p.high)}`,
+                dataset: { value: String(p.score) },
+              },
+              el("span", { text: fmt(p.score) }),
+              el("span", { class: "pm", text: `±${fmt((p.high - p.low) / 2)}` }),
+            );
+          }),
+        ),
+      ),
+    );
+  }
+
+  bind() {
+    byId("run-select").addEventListener("change", (event) => {
+      this.run = event.target.value;
+      this.load();
+    });
+    byId("run-targets").addEventListener("change", (event) => {
+      this.targets = event.target.value;
+      show(byId("run-custom"), this.targets === CUSTOM);
+      if (this.targets !== CUSTOM) this.load();
+      else byId("run-custom-input").focus();
+    });
+    const custom = () => {
+      this.custom = byId("run-custom-input").value;
+      if (this.custom.trim()) this.load();
+    };
+    byId("run-custom-apply").addEventListener("click", custom);
+    byId("run-custom-input").addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        custom();
+      }
+    });
+  }
+}
