@@ -33,7 +33,6 @@ from predictor.cli_output import (
     printable,
 )
 from predictor.results.errors import ResultsError
-from warehouse import private_models as store
 from warehouse import tracking
 from warehouse.tracking import TrackInputError
 
@@ -48,6 +47,14 @@ TARGETS_HELP = (
 
 
 # ---------------------------------------------------------------------------- helpers
+def _store():
+    """The store module, imported when a command runs: registering the commands (every
+    `benchpress` start, the web page's included) must not load the duckdb library."""
+    from warehouse import private_models
+
+    return private_models
+
+
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """The caller's input errors as usage errors (exit 2, one escaped line); a store that
     cannot be used as a failure (exit 1)."""
@@ -56,6 +63,7 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     def run(args: argparse.Namespace) -> int:
         import duckdb
 
+        store = _store()
         try:
             return command(args)
         except (ResultsError, TrackInputError, store.NameTakenError) as exc:
@@ -69,7 +77,7 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 def _name(text: str, what: str) -> str:
     try:
-        return store.check_name(text, what)
+        return _store().check_name(text, what)
     except ValueError as exc:
         raise CommandError(printable(exc)) from None
 
@@ -176,14 +184,14 @@ def cmd_models_add(args: argparse.Namespace) -> int:
     bp = _load(args)
     _refuse_public(bp, name)
     rows, inputs = _inputs(bp, args.from_paths, args, "--from")
-    existing = set(store.list_models()["name"].to_list())
+    existing = set(_store().list_models()["name"].to_list())
     if name in existing and not args.replace:
         raise CommandError(
             f"a private model named {printable(name)} exists already; pass --replace to "
             "overwrite it, or choose another name"
         )
-    report = store.save_models(
-        [store.ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
+    report = _store().save_models(
+        [_store().ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
     )
     stored = rows.filter(pl.col("status") == "mapped")
     replaced = " (replacing the earlier one)" if report.replaced else ""
@@ -213,7 +221,7 @@ LIST_COLUMNS = ["name", "run", "step", "benchmarks", "files", "added_at", "snaps
 
 @_guarded
 def cmd_models_list(args: argparse.Namespace) -> int:
-    frame = store.list_models(run=args.run)
+    frame = _store().list_models(run=args.run)
 
     def table() -> None:
         if frame.height:
@@ -246,7 +254,7 @@ CELL_COLUMNS = [
 
 
 def _unknown_model(name: str) -> CommandError:
-    names = store.list_models()["name"].to_list()
+    names = _store().list_models()["name"].to_list()
     return CommandError(
         f"no private model named {printable(name)}{_close_names(name, names)} "
         "(benchpress models list shows them)"
@@ -255,12 +263,12 @@ def _unknown_model(name: str) -> CommandError:
 
 @_guarded
 def cmd_models_show(args: argparse.Namespace) -> int:
-    listing = store.list_models().filter(pl.col("name") == args.name)
+    listing = _store().list_models().filter(pl.col("name") == args.name)
     if not listing.height:
         raise _unknown_model(args.name)
     model = listing.row(0, named=True)
-    cells = store.model_cells(args.name)
-    files = store.model_files(args.name)
+    cells = _store().model_cells(args.name)
+    files = _store().model_files(args.name)
     predictions = _headline(args, cells)
 
     def table() -> None:
@@ -326,7 +334,7 @@ def _headline(args: argparse.Namespace, cells: pl.DataFrame):
 def cmd_models_remove(args: argparse.Namespace) -> int:
     if (args.name is None) == (args.run is None):
         raise CommandError("give the model NAME to remove, or --run RUN (not both)")
-    removed = store.remove_models([args.name] if args.name is not None else [], run=args.run)
+    removed = _store().remove_models([args.name] if args.name is not None else [], run=args.run)
     if not removed:
         if args.name is not None:
             raise _unknown_model(args.name)
@@ -397,7 +405,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     shown = list(dict.fromkeys([*targets, *(c.benchmark for c in criteria)]))
 
     names = {tracking.checkpoint_name(run, step) for step, _ in checkpoints}
-    others = store.list_models().filter(pl.col("name").is_in(list(names)))
+    others = _store().list_models().filter(pl.col("name").is_in(list(names)))
     clash = [n for n, r in others.select("name", "run").iter_rows() if r != run]
     if clash:
         raise CommandError(
@@ -413,7 +421,7 @@ def cmd_track(args: argparse.Namespace) -> int:
         steps.append(step)
         inputs.append(found)
         imports.append(
-            store.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
+            _store().ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
         )
         predictions.append(bp.predict(found.scores, level=args.level, targets=shown))
         if criteria:
@@ -423,7 +431,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     first = tracking.first_meeting(steps, p_all) if criteria else None
     image = _render(plot, steps, shown, predictions, inputs, run, args.level, p_all, criteria)
 
-    report = store.save_models(imports, replace_run=run)
+    report = _store().save_models(imports, replace_run=run)
     if image is not None:
         plot.write_bytes(image)
 

@@ -28,9 +28,8 @@ import polars as pl
 from predictor.paths import benchpress_home
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
 from warehouse.db import open_waiting, transaction
+from warehouse.private_provider import STORE_DIR, STORE_FILE
 
-STORE_DIR = "private"
-STORE_FILE = "models.duckdb"
 MAX_NAME_LENGTH = 200
 
 _SCHEMA_V1 = """
