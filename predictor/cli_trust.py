@@ -26,6 +26,7 @@ from predictor.cli_output import (
     progress_bar,
 )
 from predictor.cli_results import FROM_HELP, add_from_options
+from predictor.resolve import UnknownNameError
 
 if TYPE_CHECKING:
     from predictor.results.inputs import ResultInputs
@@ -58,10 +59,23 @@ def target_names(text: str | None) -> str | list[str] | None:
     return names[0] if len(names) == 1 else names
 
 
-def _parse_model(text: str) -> tuple[str | None, dict[str, float]]:
-    """`NAME:bench=1,bench=2` or `bench=1,bench=2`."""
+def _parse_model(text: str, bp=None) -> tuple[str | None, dict[str, float]]:
+    """`NAME:bench=1,bench=2` or `bench=1,bench=2`. A bare name (`gpt-4o`) is a known model
+    given where a new model's scores go: say where known models go instead."""
     from predictor.cli import parse_scores
 
+    if "=" not in text and text.strip():
+        known = ""
+        if bp is not None:
+            try:
+                known = f" ({bp.resolve_model(text.strip())} is a known model)"
+            except (UnknownNameError, ValueError):
+                known = ""
+        raise CommandError(
+            f"--model takes a new model's scores, [NAME:]benchmark=score,..., got "
+            f"{printable(text)!r}{known}; rank against known models with --reference "
+            f"{printable(text.strip())}"
+        )
     name, sep, rest = text.partition(":")
     if sep and "=" not in name:
         return name.strip(), parse_scores(rest)
@@ -91,7 +105,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not args.model and not args.from_paths:
         raise CommandError("give the models: --model [NAME:]name=value,... or --from PATH")
     bp = _load(args)
-    parsed = [_parse_model(t) for t in args.model or ()]
+    parsed = [_parse_model(t, bp) for t in args.model or ()]
     names = [n or f"model_{k + 1}" for k, (n, _) in enumerate(parsed)]
     probes = [p for _, p in parsed]
     for scores in probes:

@@ -4,6 +4,8 @@ ready command lines whose results files `benchpress predict --from` reads back.
 The map tables (`maps/lm_eval.csv`, `maps/inspect.csv`) say which tool task scores which
 benchmark; read in reverse they say what to run. A benchmark several tasks map onto gets one,
 chosen deterministically, by the first rule that tells them apart:
+0. the reviewed choice in `CLOSEST_SETUP` (the task whose setup is nearest to how most of the
+   matrix's scores were made, where the table offers several);
 1. a task the table notes as the exact setup of the matrix's scores ("same harness and task
    as ...", e.g. lm-eval's `leaderboard_*` tasks for the Open LLM Leaderboard's scores);
 2. for Inspect, a registry name (`inspect_evals/gpqa_diamond`) before a bare one;
@@ -25,17 +27,24 @@ INSPECT_MODEL = "PROVIDER/MODEL"
 
 
 EXACT_NOTE = "same harness and task as"  # how the tables mark the matrix's own setup
+# format -> benchmark -> task: most GPQA Diamond and GSM8K cells are vendor figures from a
+# generative chain-of-thought run (0-shot for GPQA, 8-shot for GSM8K), not log-likelihood
+CLOSEST_SETUP = {
+    "lm_eval": {"gpqa_diamond": "gpqa_diamond_cot_zeroshot", "gsm8k": "gsm8k_cot"},
+    "inspect": {},
+}
 
 
 @cache
 def preferred_tasks(fmt: str) -> dict[str, str]:
     """benchmark_id -> the task of format `fmt` (`lm_eval`, `inspect`) that runs it."""
-    ranked: dict[str, tuple[tuple[bool, bool, bool, int], str]] = {}
+    ranked: dict[str, tuple[tuple[bool, bool, bool, bool, int], str]] = {}
     for order, (task, entries) in enumerate(load_map(fmt).items()):
         for entry in entries:
             if not entry.benchmark_id:  # listed as measuring none of our benchmarks
                 continue
             key = (
+                CLOSEST_SETUP.get(fmt, {}).get(entry.benchmark_id) != task,
                 not entry.note.lower().startswith(EXACT_NOTE),
                 fmt == "inspect" and "/" not in task,
                 task.rpartition("/")[2] != entry.benchmark_id,

@@ -172,3 +172,16 @@ def test_two_spellings_of_one_benchmark_are_a_usage_error(capsys, argv, option) 
     code, out, err = cli(capsys, *argv, "--targets", "chat", "--store", STORE)
     assert code == 2 and out == ""
     assert f"{option}: gpqa_diamond is given twice (as 'gpqa_diamond' and 'GPQA Diamond')" in err
+
+
+def test_compare_with_a_known_model_in_model_points_to_reference(capsys) -> None:
+    """`compare --model gpt-4o` used to say `--scores: expected name=value`."""
+    code, _, err = cli(capsys, "compare", "--model", "GPT4o")
+    assert code == 2
+    assert err.strip() == (
+        "benchpress: error: --model takes a new model's scores, [NAME:]benchmark=score,..., "
+        "got 'GPT4o' (gpt-4o is a known model); rank against known models with --reference GPT4o"
+    )
+    code, _, err = cli(capsys, "compare", "--model", "no-such-model-xyz")
+    assert code == 2 and "known model" not in err.split(";")[0]
+    assert "rank against known models with --reference no-such-model-xyz" in err

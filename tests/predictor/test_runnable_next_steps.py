@@ -50,8 +50,8 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         ("open_llm_gpqa", "leaderboard_gpqa", None),  # the leaderboard's own task
         ("open_llm_mmlu_pro", "leaderboard_mmlu_pro", None),
         ("mmlu_pro", "mmlu_pro", "inspect_evals/mmlu_pro"),  # the task named as the benchmark
-        ("gsm8k", "gsm8k", "inspect_evals/gsm8k"),
-        ("gpqa_diamond", "gpqa_diamond_cot_n_shot", "inspect_evals/gpqa_diamond"),  # first
+        ("gsm8k", "gsm8k_cot", "inspect_evals/gsm8k"),  # the reviewed closest setup
+        ("gpqa_diamond", "gpqa_diamond_cot_zeroshot", "inspect_evals/gpqa_diamond"),
         ("bigbench_hard", "bbh", None),
         ("mmlu", "mmlu", "inspect_evals/mmlu_0_shot"),
         ("hle", None, None),
@@ -99,12 +99,12 @@ def test_probes_print_task_names_and_commands(capsys, bp: BenchPress) -> None:
     assert [line.split()[:2] + line.split()[5:] for line in lines[2:5]] == [
         ["1", "mmlu_pro", "mmlu_pro", "inspect_evals/mmlu_pro"],
         ["2", "hle"],
-        ["3", "gsm8k", "gsm8k", "inspect_evals/gsm8k"],
+        ["3", "gsm8k", "gsm8k_cot", "inspect_evals/gsm8k"],
     ]
     assert lines[5:] == [
         "",
         "to run them with lm-eval:",
-        "  " + LM_EVAL.format("mmlu_pro,gsm8k"),
+        "  " + LM_EVAL.format("mmlu_pro,gsm8k_cot"),
         "or with Inspect:",
         "  " + INSPECT.format("inspect_evals/mmlu_pro"),
         "  " + INSPECT.format("inspect_evals/gsm8k"),
@@ -116,10 +116,10 @@ def test_probes_print_task_names_and_commands(capsys, bp: BenchPress) -> None:
     code, out, _ = cli(capsys, *argv, "--csv")
     got = pl.read_csv(out.encode(), schema_overrides={"lm_eval_task": pl.String})
     assert got.columns[-2:] == ["lm_eval_task", "inspect_task"]
-    assert got["lm_eval_task"].to_list() == ["mmlu_pro", None, "gsm8k"]
+    assert got["lm_eval_task"].to_list() == ["mmlu_pro", None, "gsm8k_cot"]
     code, out, _ = cli(capsys, *argv, "--json")
     doc = json.loads(out)
-    assert doc["commands"]["lm_eval"] == LM_EVAL.format("mmlu_pro,gsm8k")
+    assert doc["commands"]["lm_eval"] == LM_EVAL.format("mmlu_pro,gsm8k_cot")
     assert doc["commands"]["no_known_task"] == ["hle"]
     assert doc["tasks"][1] == {"benchmark": "hle", "lm_eval_task": None, "inspect_task": None}
 
