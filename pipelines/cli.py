@@ -94,9 +94,10 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 
 def state_line() -> str:
     """Where the warehouse and snapshots live, and why there (the variable or the default)."""
-    from predictor.paths import benchpress_home, home_origin
+    from predictor.cli import state_reason
+    from predictor.paths import benchpress_home
 
-    return f"{benchpress_home()} ({home_origin()}; set BENCHPRESS_HOME to use another folder)"
+    return f"{benchpress_home()} ({state_reason()})"
 
 
 def sources_frame(described: list[dict[str, Any]]) -> pl.DataFrame:

@@ -46,6 +46,7 @@ from predictor.snapshots import (
     version_key,
 )
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
+from predictor.trust.costs import BudgetError
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 EMPTY_STORE = "must not be empty: give a directory, s3://bucket/prefix or https:// URL"
@@ -55,7 +56,7 @@ EXIT_INTERRUPTED = 130
 
 
 def parse_scores(text: str) -> dict[str, float]:
-    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}."""
+    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}; `80%` is 80."""
     scores: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
@@ -63,8 +64,10 @@ def parse_scores(text: str) -> dict[str, float]:
             raise CommandError(f"--scores: expected name=value, got {part!r}")
         if name.strip() in scores:
             raise CommandError(f"--scores: {name.strip()!r} is given twice")
+        number = value.strip()
+        number = number[:-1].rstrip() if number.endswith("%") else number
         try:
-            scores[name.strip()] = float(value)
+            scores[name.strip()] = float(number)
         except ValueError:
             raise CommandError(
                 f"--scores: {name.strip()!r} has a non-numeric value {value!r}"
@@ -74,14 +77,43 @@ def parse_scores(text: str) -> dict[str, float]:
     return scores
 
 
+def _benchmark_not_model(
+    name: str,
+    resolve: Callable[[str], str],
+    option: str,
+    resolve_model: Callable[[str], str] | None,
+) -> str:
+    """The benchmark `name` resolves to; a model's name given where a benchmark goes
+    (`GPT-4o=80`) is said to be one, instead of suggesting look-alike benchmarks."""
+    try:
+        return resolve(name)
+    except UnknownNameError:
+        model = None
+        if resolve_model is not None:
+            try:
+                model = resolve_model(name)
+            except (UnknownNameError, ValueError):
+                model = None
+        if model is None:
+            raise
+        raise CommandError(
+            f"{option}: {printable(name)!r} is a model ({printable(model)}), not a benchmark; "
+            "give benchmark=score pairs, e.g. gpqa_diamond=80 (known models go in "
+            "`benchpress compare --reference`)"
+        ) from None
+
+
 def check_distinct_benchmarks(
-    scores: dict[str, float], resolve: Callable[[str], str], option: str = "--scores"
+    scores: dict[str, float],
+    resolve: Callable[[str], str],
+    option: str = "--scores",
+    resolve_model: Callable[[str], str] | None = None,
 ) -> None:
     """Two spellings of one benchmark (`gpqa_diamond`, `GPQA Diamond`) are a usage error, as an
     exact duplicate is in `parse_scores`; the API would reject them later as a failure."""
     seen: dict[str, str] = {}
     for name in scores:
-        benchmark = resolve(name)
+        benchmark = _benchmark_not_model(name, resolve, option, resolve_model)
         if benchmark in seen:
             raise CommandError(
                 f"{option}: {benchmark} is given twice (as {seen[benchmark]!r} and {name!r}); "
@@ -126,6 +158,22 @@ def _listed_versions(store: SnapshotStore) -> list[str]:
         return store.cached_versions()
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 benchmark`, `3 benchmarks`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _one_decimal(row: dict[str, Any]) -> dict[str, str]:
+    """Score, bounds and half-width to one decimal whatever the level or the unit: a tenth of a
+    point (or of an Elo point, a dollar, a minute) is the resolution any benchmark reports."""
+    return {
+        "score": f"{row['score']:.1f}",
+        "low": f"{row['low']:.1f}",
+        "high": f"{row['high']:.1f}",
+        "±": f"{row['confidence']:.1f}",
+    }
+
+
 def _percent(p: float | None) -> str:
     """A probability as a whole percentage; blank when there is none."""
     return "" if p is None else f"{100 * p:.0f}%"
@@ -140,7 +188,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     extra = parse_scores(args.scores) if args.scores is not None else None
     bp = BenchPress.load(args.version, store=args.store)
     if extra:
-        check_distinct_benchmarks(extra, bp.resolve_benchmark)
+        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
     inputs = inputs_from(bp, args)
     scores, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
     if not scores:
@@ -154,19 +202,22 @@ def cmd_predict(args: argparse.Namespace) -> int:
         if inputs is not None:
             print_inputs(inputs, extra, replaced)
         print(
-            f"snapshot {bp.version}: {len(predictions)} benchmarks, "
+            f"snapshot {bp.version}: {plural(len(predictions), 'benchmark')}, "
             f"{level_label(args.level)} intervals"
         )
+        unit = dict(bp.snapshot.benchmarks.select("benchmark_id", "unit").iter_rows())
         rows = [
             {
                 **r,
-                "±": r["confidence"],
+                **_one_decimal(r),
+                "unit": unit.get(r["benchmark"]) or "",
                 "P(|err|<=5)": _percent(r["p_within_5"]) if not r["observed"] else "",
                 "kind": "probe" if r["observed"] else "predicted",
             }
             for r in shown.to_dicts()
         ]
-        print_table(rows, ["benchmark", "score", "low", "high", "±", "P(|err|<=5)", "kind"])
+        columns = ["benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind"]
+        print_table(rows, columns)
 
     payload = {"version": bp.version, "level": args.level, "predictions": shown.to_dicts()}
     if inputs is not None:
@@ -230,7 +281,21 @@ def snapshot_rows(stores: Sequence[SnapshotStore]) -> list[dict[str, object]]:
             rows.append(
                 {"version": version, **row, "cached": version in cached, "store": store.uri}
             )
-    return [{name: row[name] for name in SNAPSHOT_LIST_SCHEMA} for row in rows]
+    return [{name: row[name] for name in SNAPSHOT_LIST_SCHEMA} for row in _once(rows)]
+
+
+def _once(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Each version once: a local publish that reuses the bundled name for identical content
+    sits in two stores; the first store (where `load` finds it) is listed."""
+    seen: set[tuple[object, object]] = set()
+    kept = []
+    for row in rows:
+        key = (row["version"], row["content_hash"])
+        if row["status"] == "ok" and key in seen:
+            continue
+        seen.add(key)
+        kept.append(row)
+    return kept
 
 
 def cmd_snapshots_list(args: argparse.Namespace) -> int:
@@ -301,9 +366,59 @@ def cmd_snapshots_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshots_show(args: argparse.Namespace) -> int:
+    """A summary of the version (loaded, so verified); `--json` prints the whole manifest."""
     bp = BenchPress.load(args.version, store=args.store)
-    print(json.dumps({**bp.manifest, "path": str(bp.snapshot.path)}, indent=2, sort_keys=True))
+    manifest = {**bp.manifest, "path": str(bp.snapshot.path)}
+    if args.json:
+        print(json.dumps(manifest, indent=2, sort_keys=True))
+    else:
+        print("\n".join(manifest_summary(manifest)))
     return 0
+
+
+def _fig(value: object, spec: str = "g") -> str:
+    return format(value, spec) if isinstance(value, int | float) else "?"
+
+
+def manifest_summary(m: dict[str, Any]) -> list[str]:
+    """The manifest in a dozen lines: identity, contents, fit, quality, gate."""
+    counts = m.get("counts") if isinstance(m.get("counts"), dict) else {}
+    quality = m.get("quality") if isinstance(m.get("quality"), dict) else {}
+    fit = m.get("fit_params") if isinstance(m.get("fit_params"), dict) else {}
+    sources = counts.get("sources") or []
+    lines = [
+        f"snapshot {printable(m.get('version'))} (verified), published "
+        f"{printable(m.get('published_at'))}",
+        f"  content {printable(m.get('content_hash'))}",
+        f"  parent {printable(m.get('parent') or 'none')}",
+        f"  matrix: {_fig(counts.get('models'), ',')} models x "
+        f"{_fig(counts.get('benchmarks'), ',')} benchmarks, {_fig(counts.get('cells'), ',')} "
+        f"cells, {_fig(counts.get('conflicts'), ',')} conflicts",
+        f"  sources ({len(sources)}): {printable(', '.join(map(str, sources)))}",
+        f"  fit: {_fig(quality.get('n_models'), ',')} models x "
+        f"{_fig(quality.get('n_benchmarks'), ',')} benchmarks, rank {_fig(fit.get('rank'))}, "
+        f"at least {_fig(fit.get('min_per_model'))} scores per model and "
+        f"{_fig(fit.get('min_per_benchmark'))} per benchmark",
+    ]
+    if "holdout_medae" in quality:
+        within = quality.get("holdout_within5")
+        share = _fig(100 * within, ".0f") if isinstance(within, int | float) else "?"
+        lines.append(
+            f"  held-out MedAE {_fig(quality.get('holdout_medae'), '.2f')} points over "
+            f"{_fig(quality.get('holdout_cells'), ',')} cells, within 5 points {share}%"
+        )
+    if "variance_share_top2" in quality:
+        top2 = _fig(quality["variance_share_top2"], ".3f")
+        lines.append(
+            f"  variance share of the top 2 components {top2}, "
+            f"suspicious cells {_fig(quality.get('suspicious_cells'))}"
+        )
+    accepted = m.get("accepted_drift") or []
+    lines.append(f"  accepted drift: {printable(', '.join(map(str, accepted))) or 'none'}")
+    files = m.get("files") if isinstance(m.get("files"), dict) else {}
+    lines.append(f"  {len(files)} files in {printable(m.get('path'))}")
+    lines.append("  the whole manifest: benchpress snapshots show VERSION --json")
+    return lines
 
 
 def cmd_snapshots_pull(args: argparse.Namespace) -> int:
@@ -388,10 +503,44 @@ def _print_diff(diff: dict[str, Any]) -> None:
     print(f"  reference prediction shift: median {shift['median']:.2f}, p90 {shift['p90']:.2f}")
 
 
+def state_reason() -> str:
+    """Why state lives where it does, in words."""
+    from predictor.paths import home_origin
+
+    if home_origin() == "BENCHPRESS_HOME":
+        return "set by BENCHPRESS_HOME"
+    return "the default; set BENCHPRESS_HOME to use another folder"
+
+
+def version_text() -> str:
+    """`benchpress --version`: what is installed and where its state lives."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from predictor.paths import benchpress_home, bundled_snapshot_dir
+    from predictor.snapshots import list_versions
+
+    try:
+        installed = version("benchpress-llm")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        installed = "unknown"
+    bundled = ", ".join(list_versions(bundled_snapshot_dir())) or "none"
+    return (
+        f"benchpress-llm {installed}\nbundled snapshot: {bundled}\n"
+        f"state: {benchpress_home()} ({state_reason()})"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchpress",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # --version keeps its lines
         description="Predict LLM benchmark scores from a few probe scores, from pinned snapshots.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_text(),
+        help="the package version, the bundled snapshot and where state lives",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -423,9 +572,12 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(listing)
     listing.set_defaults(func=cmd_snapshots_list)
-    show = snap_sub.add_parser("show", help="show a version's manifest (verifies hashes)")
+    show = snap_sub.add_parser(
+        "show", help="a version's summary, or its whole manifest with --json (verifies hashes)"
+    )
     show.add_argument("version", nargs="?", default="latest", help="version (default latest)")
     show.add_argument("--store", type=store_uri, help=STORE_HELP)
+    show.add_argument("--json", action="store_true", help="the whole manifest as JSON")
     show.set_defaults(func=cmd_snapshots_show)
     check = snap_sub.add_parser(
         "verify",
@@ -485,7 +637,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # a results file's names are data: escaped, so the message stays one plain line
         message = printable(exc) if isinstance(exc, ResultsError) else exc
         print(f"benchpress: error: {message}", file=sys.stderr)
-        usage = CommandError | UnknownNameError | ProbeScoreError | ResultsError  # the input
+        usage = CommandError | UnknownNameError | ProbeScoreError | ResultsError | BudgetError
         return EXIT_USAGE if isinstance(exc, usage) else EXIT_FAILED
     except OSError as exc:  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
         print(f"benchpress: error: {exc}", file=sys.stderr)

@@ -66,7 +66,7 @@ def test_refresh_then_list_stats_and_show(tmp_path) -> None:
     assert set(stats["sources"]) == set(SOURCES)
     assert stats["sources"]["livebench"]["rows"] == 2921
     assert stats["matrix"]["models"] == local[0]["models"]
-    show = json.loads(run("snapshots", "show", local[0]["version"], home=tmp_path).stdout)
+    show = json.loads(run("snapshots", "show", local[0]["version"], "--json", home=tmp_path).stdout)
     assert show["content_hash"].startswith(local[0]["content_hash"])
 
     # a shared store holding this version with other content: the push fails after the local

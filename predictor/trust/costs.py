@@ -68,6 +68,11 @@ _AGENTIC_HINTS = ("swe_", "tau", "browsecomp", "osworld", "webarena", "gaia", "t
 _CODING_HINTS = ("code", "coder", "humaneval", "mbpp", "aider", "livecodebench", "bigcodebench")
 
 
+class BudgetError(ValueError):
+    """A cost budget that cannot be met (below the cheapest candidate, not positive): the
+    caller's input, so the CLI exits 2 as for any usage error."""
+
+
 def default_cost(benchmark: str, category: str | None = None) -> float:
     """Documented default cost of one benchmark (see the module table)."""
     if benchmark in DEFAULT_COSTS:

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from predictor.results.runnable import task_columns
-from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, resolve_costs
+from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
 
@@ -67,10 +67,10 @@ def _check_budget(
     if budget is None:
         return
     if not budget > 0:
-        raise ValueError(f"budget must be > 0, got {budget}")
+        raise BudgetError(f"budget must be > 0, got {budget}")
     if len(pool) and cost[pool].min() > budget + 1e-12:
         cheapest = int(pool[np.argmin(cost[pool])])
-        raise ValueError(
+        raise BudgetError(
             f"budget {budget:g} is below the cheapest unobserved benchmark "
             f"({names[cheapest]}, cost {cost[cheapest]:g}); raise the budget"
         )

@@ -24,7 +24,7 @@ import polars as pl
 from predictor.calibration import held_out_models
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.trust._foldin import BatchFoldIn
-from predictor.trust.costs import NOT_RUNNABLE, resolve_costs
+from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
 
 # Draws used for scoring candidate sets (of the completer's 40 kept draws): the ranking of
 # candidates is stable with fewer, and the search is ~2x faster.
@@ -219,11 +219,11 @@ def select_probes_detailed(
     pool = [c for c in pool if observed[:, c].sum() >= max(2, min_coverage * n - 1e-9)]
     if budget is not None:
         if not budget > 0:
-            raise ValueError(f"budget must be > 0, got {budget}")
+            raise BudgetError(f"budget must be > 0, got {budget}")
         if pool and min(cost[c] for c in pool) > budget + 1e-12:
             cheapest = min(pool, key=lambda c: cost[c])
             label = names[cheapest] if names is not None else f"column {cheapest}"
-            raise ValueError(
+            raise BudgetError(
                 f"budget {budget:g} is below the cheapest allowed probe ({label}, cost "
                 f"{cost[cheapest]:g}); raise the budget or allow cheaper benchmarks"
             )

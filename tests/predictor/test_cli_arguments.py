@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from predictor.cli import main
 from predictor.cli_output import column_decimals, level_label
 from predictor.paths import bundled_snapshot_dir
+from predictor.snapshots import list_versions
 
 STORE = str(bundled_snapshot_dir())
 SCORES = "gpqa_diamond=80,hle=20"
@@ -185,3 +188,72 @@ def test_compare_with_a_known_model_in_model_points_to_reference(capsys) -> None
     code, _, err = cli(capsys, "compare", "--model", "no-such-model-xyz")
     assert code == 2 and "known model" not in err.split(";")[0]
     assert "rank against known models with --reference no-such-model-xyz" in err
+
+
+def test_version_says_what_is_installed_and_where_state_lives(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("BENCHPRESS_HOME", str(tmp_path / "team"))
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("benchpress-llm ")
+    assert lines[1] == "bundled snapshot: 2026.11.30.2"
+    assert lines[2] == f"state: {(tmp_path / 'team').resolve()} (set by BENCHPRESS_HOME)"
+
+
+def test_predict_table_keeps_one_decimal_has_units_and_counts_right(capsys) -> None:
+    code, out, _ = cli(
+        capsys, "predict", "--scores", "gpqa_diamond=80%,hle=20", "--targets", "mmlu_pro"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "snapshot 2026.11.30.2: 1 benchmark, 90% intervals"
+    assert lines[1].split() == [
+        "benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind",
+    ]  # fmt: skip
+    for level in ("0.5", "0.9"):
+        code, out, _ = cli(
+            capsys, "predict", "--scores", "gpqa_diamond=80,hle=20", "--level", level,
+            "--targets", "mmlu_pro,chatbot_arena_elo",
+        )  # fmt: skip
+        rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+        for name, unit in (("mmlu_pro", "percent"), ("chatbot_arena_elo", "elo")):
+            score, low, high, half = rows[name][1:5]
+            assert all(len(v.split(".")[1]) == 1 for v in (score, low, high, half)), rows[name]
+            assert rows[name][5] == unit
+
+
+def test_a_model_name_given_as_a_probe_is_said_to_be_a_model(capsys) -> None:
+    code, _, err = cli(capsys, "predict", "--scores", "GPT-4o=80")
+    assert code == 2
+    assert "'GPT-4o' is a model (gpt-4o), not a benchmark" in err and "gso" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("probes", "--budget", "0.1"), ("next", "--scores", "gpqa_diamond=80", "--budget", "0.01")],
+)
+def test_a_budget_below_every_candidate_is_a_usage_error(capsys, argv) -> None:
+    code, _, err = cli(capsys, *argv)
+    assert code == 2 and "is below the cheapest" in err
+
+
+def test_snapshots_show_is_a_summary_and_json_the_manifest(capsys) -> None:
+    code, out, _ = cli(capsys, "snapshots", "show")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("snapshot 2026.11.30.2 (verified), published ")
+    assert "  matrix: 5,339 models x 286 benchmarks, 37,537 cells, 480 conflicts" in lines
+    assert len(lines) <= 15
+    code, out, _ = cli(capsys, "snapshots", "show", "--json")
+    assert json.loads(out)["counts"]["models"] == 5339
+
+
+def test_a_version_in_two_stores_is_listed_once(capsys, tmp_path, monkeypatch) -> None:
+    """A local publish reusing the bundled name for identical content used to list twice."""
+    home = Path(os.environ["BENCHPRESS_HOME"])
+    version = list_versions(bundled_snapshot_dir())[0]
+    shutil.copytree(bundled_snapshot_dir() / version, home / "snapshots" / version)
+    code, out, _ = cli(capsys, "snapshots", "list", "--json")
+    rows = [r for r in json.loads(out) if r["version"] == version]
+    assert len(rows) == 1 and rows[0]["store"] == str((home / "snapshots").resolve())
