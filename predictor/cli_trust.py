@@ -109,7 +109,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = [n or f"model_{k + 1}" for k, (n, _) in enumerate(parsed)]
     probes = [p for _, p in parsed]
     for scores in probes:
-        check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model")
+        check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model", bp.resolve_model)
     from_files = _file_models(bp, args)
     names += [name for name, _ in from_files]
     probes += [inputs.scores for _, inputs in from_files]
@@ -237,7 +237,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     extra = parse_scores(args.scores) if args.scores is not None else None
     bp = _load(args)
     if extra:
-        check_distinct_benchmarks(extra, bp.resolve_benchmark)
+        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
     inputs = inputs_from(bp, args)
     known, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
     if not known:

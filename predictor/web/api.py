@@ -13,14 +13,16 @@ never mention them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from predictor.api import BenchPress
+from predictor.api import BenchPress, FractionScoresWarning
 from predictor.private import PrivateModel
 from predictor.resolve import UnknownNameError
 from predictor.trust.profiles import PROFILES, profile
+from predictor.trust.suspicious import DEFAULT_THRESHOLD
 from predictor.web import figures, params, picker, private, uploads
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError, bad_request, not_found
@@ -137,6 +139,7 @@ def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
     return {
         "version": bench.version,
         "manifest": manifest_summary(bench.manifest),
+        "fit": figures.fit_summary(bench.manifest, bench.snapshot.fit),
         "models": [_record(r) for r in bench.snapshot.models.iter_rows(named=True)],
         "benchmarks": [
             {**_record(r), "probe": r["benchmark_id"] in probes}
@@ -153,15 +156,20 @@ def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
     level = params.level(query)
     wanted = params.names(query, "targets")  # optional: a profile or benchmarks, as in Python
     targets = (wanted[0] if len(wanted) == 1 else wanted) if wanted else None
-    try:
-        predictions = bench.predict(probes, level=level, targets=targets)  # type: ignore[arg-type]
-    except (UnknownNameError, ValueError, TypeError) as exc:
-        raise bad_request(str(exc)) from None
+    with warnings.catch_warnings(record=True) as caught:
+        # what the CLI and Python warn about (scores that look like fractions), the page shows
+        warnings.simplefilter("always", FractionScoresWarning)
+        try:
+            predictions = bench.predict(probes, level=level, targets=targets)  # type: ignore[arg-type]
+        except (UnknownNameError, ValueError, TypeError) as exc:
+            raise bad_request(str(exc)) from None
+    said = [str(w.message) for w in caught if issubclass(w.category, FractionScoresWarning)]
     resolved = {bench.resolve_benchmark(name): float(v) for name, v in probes.items()}  # type: ignore[arg-type]
     return {
         "version": bench.version,
         "level": level,
         "probes": resolved,
+        "warnings": list(dict.fromkeys(said)),
         "predictions": [
             {k: _json_value(v) for k, v in predictions[b].as_dict().items()}
             for b in sorted(predictions)
@@ -206,7 +214,12 @@ def matrix(catalog: Catalog, query: Params) -> dict[str, Any]:
     """The published matrix (observed cells) beside the fit's completion of every cell."""
     params.check_allowed(query, ["version"], "/api/matrix")
     bench = _bench(catalog, query)
-    return {"version": bench.version, **figures.matrix(bench)}
+    return {
+        "version": bench.version,
+        **figures.matrix(bench),
+        "suspicious": figures.suspicious(bench),
+        "suspicious_threshold_z": DEFAULT_THRESHOLD,
+    }
 
 
 def _fitted_cells(
@@ -363,8 +376,13 @@ def plots(catalog: Catalog, query: Params) -> dict[str, Any]:
         "version": bench.version,
         "spectrum": figures.spectrum(bench.manifest),
         "loadings": figures.loadings(bench),
-        "holdout": figures.holdout(bench.manifest),
+        "holdout": figures.holdout(bench.manifest, bench.snapshot.residuals, _percent(bench)),
     }
+
+
+def _percent(bench: BenchPress) -> list[str]:
+    table = bench.snapshot.benchmarks
+    return table.filter(table["scale"] == "percent")["benchmark_id"].to_list()
 
 
 def profiles(catalog: Catalog, query: Params) -> dict[str, Any]:

@@ -118,14 +118,116 @@ def _pairs(raw: Any) -> list[tuple[float, float]] | None:
     return pairs or None
 
 
-def holdout(manifest: dict[str, Any]) -> dict[str, Any] | None:
-    """Held-out (actual, predicted) pairs if the manifest records them, else None."""
+RESIDUALS_NOTE = (
+    "each observed percent cell of the fit against its leave-one-out prediction from the rest "
+    "of its model's row (the snapshot's residuals.parquet, the same check that flags "
+    "suspicious scores)"
+)
+
+
+def holdout(
+    manifest: dict[str, Any], residuals: Any = None, percent: Any = ()
+) -> dict[str, Any] | None:
+    """Held-out (actual, predicted) pairs: the manifest's if it records them, else the
+    snapshot's leave-one-out residuals on percent benchmarks (`percent`: their ids), else None.
+
+    The pipeline's predicted-vs-observed plot comes from a 5-fold refit whose pairs are not
+    kept in the snapshot; residuals.parquet is the held-out prediction of every fitted cell
+    that is kept, so the page plots that (and says so)."""
     quality = manifest.get("quality", {})
     pairs = _pairs(quality.get("holdout_pairs"))
+    note: str | None = None
+    medae = number(quality.get("holdout_medae"))
+    if not pairs and residuals is not None and residuals.height:
+        wanted = set(percent)
+        rows = residuals.select("benchmark_id", "observed", "predicted").iter_rows()
+        kept = [[a, p] for b, a, p in rows if b in wanted]
+        pairs = _pairs([[a for a, _ in kept], [p for _, p in kept]])
+        if pairs:
+            note = RESIDUALS_NOTE
+            if medae is not None:
+                note += f"; the 5-fold held-out MedAE in the manifest is {medae:.2f} points"
+            medae = number(float(np.median([abs(a - p) for a, p in pairs])), 4)
     if not pairs:
         return None
-    return {
+    answer: dict[str, Any] = {
         "pairs": [[round(a, 4), round(p, 4)] for a, p in pairs],
-        "medae": number(quality.get("holdout_medae")),
+        "medae": medae,
         "cells": len(pairs),
+    }
+    if note:  # where the pairs come from when it is not the manifest
+        answer["note"] = note
+    return answer
+
+
+def suspicious(bench: BenchPress) -> list[dict[str, Any]]:
+    """Cells `bench.suspicious_scores()` flags, for the heatmap to outline."""
+    flagged = bench.suspicious_scores()
+    return [
+        {
+            "model": r["model_id"],
+            "benchmark": r["benchmark_id"],
+            "observed": number(r["observed"], DIGITS),
+            "predicted": number(r["predicted"], DIGITS),
+            "z": number(r["z"], 2),
+        }
+        for r in flagged.iter_rows(named=True)
+    ]
+
+
+METHODS = {
+    "bayes": "robust Bayesian matrix factorisation",
+    "als": "alternating least squares (ALS)",
+}
+# (key, label) in the order the page lists them; keys of the manifest's `fit_params` and
+# fit.json's `params` (the Bayesian method's chains/burn-in/samples, the ALS recipe's
+# lambda/iterations/seeds): a method shows only the ones it has.
+PARAM_LABELS = (
+    ("rank", "rank"),
+    ("n_chains", "chains"),
+    ("n_burn", "burn-in sweeps per chain"),
+    ("n_samples", "samples per chain"),
+    ("n_keep", "draws kept"),
+    ("nu", "Student-t degrees of freedom"),
+    ("alpha", "λ (ridge)"),
+    ("n_iter", "iterations"),
+    ("n_seeds", "seeds"),
+    ("min_per_model", "min. scores per model"),
+    ("min_per_benchmark", "min. scores per benchmark"),
+    ("random_state", "random seed"),
+)
+
+
+def _param_text(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:g}" if math.isfinite(value) else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def fit_summary(manifest: dict[str, Any], fit: dict[str, Any] | None) -> dict[str, Any]:
+    """The fit's method and the parameters it actually has, as label/value text (never a
+    missing value): from the manifest's `fit_params` and the fit state's `params`."""
+    fit = fit if isinstance(fit, dict) else {}
+    if isinstance(fit.get("state"), dict):  # fit.json: {"model_ids", ..., "state": {...}}
+        fit = fit["state"]
+    method = fit.get("method") if isinstance(fit.get("method"), str) else None
+    merged: dict[str, Any] = {}
+    for source in (fit.get("params"), manifest.get("fit_params")):
+        if isinstance(source, dict):
+            merged.update(source)
+    params = []
+    for key, label in PARAM_LABELS:
+        text = _param_text(merged.get(key))
+        if text is not None:
+            params.append({"key": key, "label": label, "value": text})
+    return {
+        "method": method,
+        "method_label": METHODS.get(method or "", method or "unrecorded"),
+        "params": params,
     }

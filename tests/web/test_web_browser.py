@@ -223,7 +223,9 @@ def test_matrix_cell_provenance_and_fit_plots(
     )
     bars = browser.find_elements("css selector", "#spectrum-chart rect.bar")
     assert len(bars) == len(bp.manifest["quality"]["singular_values"])
-    assert "no held-out" in browser.find_element("id", "holdout-chart").text
+    # held-out pairs from the snapshot's residuals.parquet (issue 16)
+    holdout = len(browser.find_elements("css selector", "#holdout-chart circle"))
+    assert holdout == bp.manifest["quality"]["holdout_cells"]
     assert "view=fit" in browser.current_url
     assert_clean_console(browser)
     shot(browser, artifacts, "fit_plots")

@@ -315,6 +315,7 @@ async function runPredict() {
   const scored = rows.filter((r) => r.score); // a benchmark without a score yet waits
   const seq = ++predictSeq;
   state.shareProbes = null;
+  showError("predict-warning", ""); // a warning is about the scores it was given with
   if (!scored.length) {
     state.prediction = null;
     showError("predict-error", "");
@@ -347,6 +348,7 @@ async function runPredict() {
       return { benchmark, score: Number(r.score) === value ? String(value) : r.score };
     });
     showError("predict-error", "");
+    showError("predict-warning", (answer.warnings || []).join(" "));
     renderPrediction();
     updateUrl();
   } catch (error) {
@@ -1097,7 +1099,7 @@ function renderCompare(answer) {
       values: r.values,
     })),
     series,
-    { ariaLabel: "models compared", axisTitle: "score (%)" },
+    { ariaLabel: "models compared", axisTitle: "score (%)", wrapLabels: true },
   );
 
   const table = byId("compare-table");
@@ -1195,9 +1197,13 @@ function renderMatrixLegend() {
   byId("matrix-legend").replaceChildren(
     strip(0, "observed"),
     strip(PREDICTED_FADE, "predicted"),
+    el("span", { class: "legend-item" }, el("span", { class: "suspicious-swatch" }), " suspicious"),
     el("span", {
       class: "muted small",
-      text: "0 → 100 for percent benchmarks; open scales min → max",
+      text:
+        "0 → 100 for percent benchmarks; open scales min → max · rows: model ids, columns: " +
+        `benchmark ids (names in the tooltip) · outlined: ${state.matrix.suspicious.length} ` +
+        `cells with leave-one-out |z| > ${state.matrix.suspicious_threshold_z}`,
     }),
   );
 }
@@ -1346,7 +1352,8 @@ function renderFit() {
         class: "muted small",
         text:
           `${plots.holdout.cells} held-out cells · median absolute error ` +
-          `${fmt(plots.holdout.medae, 2)} points · dashed line: predicted = actual`,
+          `${fmt(plots.holdout.medae, 2)} points · dashed line: predicted = actual` +
+          (plots.holdout.note ? ` · ${plots.holdout.note}` : ""),
       }),
     );
   } else {
@@ -1355,8 +1362,8 @@ function renderFit() {
       el("p", {
         class: "muted",
         text:
-          "This snapshot's manifest records no held-out (actual, predicted) pairs, so there is " +
-          "nothing to plot." +
+          "This snapshot records no held-out (actual, predicted) pairs (neither in its " +
+          "manifest nor a residuals.parquet), so there is nothing to plot." +
           (medae ? ` Its held-out median absolute error is ${fmt(medae, 2)} points.` : ""),
       }),
     );
@@ -1392,7 +1399,8 @@ function renderManifest() {
   fact("Parent", m.parent || "none");
   fact("Content hash", el("code", { class: "sha full", text: m.content_hash || "" }));
   const c = m.counts || {};
-  fact("Size", `${c.models} models × ${c.benchmarks} benchmarks, ${c.cells} observed cells`);
+  if ([c.models, c.benchmarks, c.cells].every((n) => typeof n === "number"))
+    fact("Size", `${c.models} models × ${c.benchmarks} benchmarks, ${c.cells} observed cells`);
   if (Array.isArray(c.sources)) fact("Sources", c.sources.join(", "));
   const q = m.quality || {};
   if (q.variance_share_top2 !== undefined)
@@ -1402,9 +1410,12 @@ function renderManifest() {
     fact("In-sample MedAE", `${fmt(q.in_sample_medae, 2)} points`);
   if (q.holdout_medae !== undefined && q.holdout_medae !== null)
     fact("Held-out MedAE", `${fmt(q.holdout_medae, 2)} points`);
-  const p = m.fit_params || {};
-  if (p.rank !== undefined) {
-    fact("Fit", `rank ${p.rank}, λ ${p.alpha}, ${p.n_iter} iterations, ${p.n_seeds} seeds`);
+  // the parameters the snapshot's method has (the server drops any it does not record)
+  const fit = state.snapshot.fit;
+  if (fit) {
+    fact("Method", fit.method_label);
+    const params = fit.params.map((p) => `${p.label} ${p.value}`).join(", ");
+    if (params) fact("Fit", params);
   }
   if (Array.isArray(m.accepted_drift) && m.accepted_drift.length)
     fact("Accepted drift", m.accepted_drift.join(", "));

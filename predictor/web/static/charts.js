@@ -49,11 +49,13 @@ function widthOf(container, fallback = 720) {
 export function intervalChart(container, rows, series, options = {}) {
   clear(container);
   const width = widthOf(container) - 16; // room for the body's vertical scrollbar
-  const labelWidth = Math.min(260, Math.max(150, Math.floor(width * 0.3)));
+  // wrapLabels: long names take two lines in a wider column instead of being cut (compare)
+  const wrap = Boolean(options.wrapLabels);
+  const labelWidth = Math.min(wrap ? 320 : 260, Math.max(150, Math.floor(width * 0.3)));
   const left = labelWidth + 12;
   const right = 18;
   const perSeries = series.length > 1 ? 9 : 0;
-  const rowHeight = Math.max(20, 10 + perSeries * series.length);
+  const rowHeight = Math.max(wrap ? LINE_HEIGHT * 2 + 8 : 20, 10 + perSeries * series.length);
   const domain = options.domain || [0, 100];
   const x = linear(domain, [left, width - right]);
   const grid = ticks(domain[0], domain[1], 10);
@@ -99,7 +101,7 @@ export function intervalChart(container, rows, series, options = {}) {
         y: mid + 4,
         "text-anchor": "end",
         class: "row-label",
-        text: truncate(row.label, Math.floor(labelWidth / 6.4)),
+        text: wrap ? row.label : truncate(row.label, Math.floor(labelWidth / 6.4)),
       }),
     );
     const tips = [row.title || row.label];
@@ -165,7 +167,49 @@ export function intervalChart(container, rows, series, options = {}) {
     el("div", { class: "chart-head" }, header),
     el("div", { class: "chart-scroll" }, body),
   );
-  for (const label of body.querySelectorAll("text.row-label")) fitText(label, labelWidth - 4);
+  for (const label of body.querySelectorAll("text.row-label")) {
+    if (wrap) wrapText(label, labelWidth - 4);
+    else fitText(label, labelWidth - 4);
+  }
+}
+
+const LINE_HEIGHT = 14; // px between the lines of a wrapped row label (12px text)
+
+/** Break a drawn SVG label into two lines at spaces (the second shortened with "…" only if
+ * the name is longer than both), keeping it centred on its row. */
+function wrapText(node, maxWidth) {
+  if (node.getComputedTextLength() <= maxWidth) return;
+  const words = node.textContent.split(/\s+/).filter(Boolean);
+  const x = node.getAttribute("x");
+  const y = Number(node.getAttribute("y"));
+  node.textContent = "";
+  const line = (dy) => {
+    const span = svg("tspan", { x, dy });
+    node.append(span);
+    return span;
+  };
+  const first = line(0);
+  node.setAttribute("y", String(y - LINE_HEIGHT / 2));
+  let rest = 0;
+  for (let i = 0; i < words.length; i += 1) {
+    const before = first.textContent;
+    first.textContent = before ? `${before} ${words[i]}` : words[i];
+    if (before && first.getComputedTextLength() > maxWidth) {
+      first.textContent = before;
+      rest = i;
+      break;
+    }
+    rest = i + 1;
+  }
+  if (rest >= words.length) {
+    node.setAttribute("y", String(y)); // one word too long for a line: cut it instead
+    fitText(node, maxWidth);
+    return;
+  }
+  fitText(first, maxWidth);
+  const second = line(LINE_HEIGHT);
+  second.textContent = words.slice(rest).join(" ");
+  fitText(second, maxWidth);
 }
 
 /** Shorten a drawn SVG label (with "…") until it fits `maxWidth` pixels: a character count

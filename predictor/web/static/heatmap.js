@@ -1,6 +1,8 @@
 // The score matrix as a canvas heatmap: observed cells in full colour, the fit's predictions
-// faded, missing cells grey. Names are drawn with fillText (never parsed as markup); the
-// tooltip is a div filled through textContent.
+// faded, missing cells grey, cells `suspicious_scores()` flags outlined. The axes show ids
+// throughout (the sources' display names mix styles); the tooltip gives the display name with
+// the id. Text is drawn with fillText (never parsed as markup); the tooltip is a div filled
+// through textContent.
 
 import { el, fmt } from "./dom.js";
 
@@ -22,6 +24,7 @@ export function colour(t, fade = 0) {
 }
 
 export const PREDICTED_FADE = 0.55;
+export const SUSPICIOUS_COLOUR = "#e03131";
 const CELL_W = 12;
 const CELL_H = 13;
 const LABEL_W = 190;
@@ -64,6 +67,7 @@ export class Heatmap {
     this.scroller = el("div", { class: "heatmap-scroll" }, this.canvas);
     container.append(this.scroller, this.tooltip);
     this.selected = null;
+    this.canvas.heatmap = this; // cellCentre() and the drawn labels, for tests and tools
     this.canvas.addEventListener("mousemove", (e) => this.hover(e));
     this.canvas.addEventListener("mouseleave", () => {
       this.tooltip.hidden = true;
@@ -78,6 +82,14 @@ export class Heatmap {
     this.data = data;
     this.mode = mode;
     this.norm = normaliser(data);
+    this.flags = new Map(
+      (data.suspicious || []).map((f) => [`${f.model}\u0000${f.benchmark}`, f]),
+    );
+    this.canvas.setAttribute(
+      "aria-label",
+      `score matrix heatmap: rows are model ids, columns benchmark ids; ` +
+        `${this.flags.size} suspicious cells outlined`,
+    );
     const n = data.models.length;
     const m = data.benchmarks.length;
     const value = (i, j) => {
@@ -91,8 +103,8 @@ export class Heatmap {
     this.rows = [...Array(n).keys()];
     this.cols = [...Array(m).keys()];
     if (order === "name") {
-      this.rows.sort((a, b) => data.model_names[a].localeCompare(data.model_names[b]));
-      this.cols.sort((a, b) => data.benchmark_names[a].localeCompare(data.benchmark_names[b]));
+      this.rows.sort((a, b) => data.models[a].localeCompare(data.models[b]));
+      this.cols.sort((a, b) => data.benchmarks[a].localeCompare(data.benchmarks[b]));
     } else {
       const rowMean = this.rows.map((i) => mean(this.cols.map((j) => value(i, j))));
       const colMean = this.cols.map((j) => mean(this.rows.map((i) => value(i, j))));
@@ -119,8 +131,10 @@ export class Heatmap {
     ctx.textBaseline = "middle";
     ctx.fillStyle = "#343a40";
     ctx.textAlign = "right";
-    this.rows.forEach((i, r) => {
-      ctx.fillText(truncate(data.model_names[i], 30), LABEL_W - 6, TOP + r * CELL_H + CELL_H / 2);
+    // the labels as drawn (canvas text cannot be read back): what tests and tools can check
+    this.drawn = { rows: this.rows.map((i) => truncate(data.models[i], 30)), cols: [] };
+    this.drawn.rows.forEach((label, r) => {
+      ctx.fillText(label, LABEL_W - 6, TOP + r * CELL_H + CELL_H / 2);
     });
     ctx.save();
     ctx.textAlign = "left";
@@ -128,7 +142,9 @@ export class Heatmap {
       ctx.save();
       ctx.translate(LABEL_W + c * CELL_W + CELL_W / 2, TOP - 6);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(truncate(data.benchmark_names[j], 26), 0, 0);
+      const label = truncate(data.benchmarks[j], 26);
+      this.drawn.cols.push(label);
+      ctx.fillText(label, 0, 0);
       ctx.restore();
     });
     ctx.restore();
@@ -145,6 +161,14 @@ export class Heatmap {
         ctx.fillRect(LABEL_W + c * CELL_W, TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
       });
     });
+    ctx.strokeStyle = SUSPICIOUS_COLOUR;
+    ctx.lineWidth = 1.5;
+    for (const flag of this.flags.values()) {
+      const r = this.rows.indexOf(data.models.indexOf(flag.model));
+      const c = this.cols.indexOf(data.benchmarks.indexOf(flag.benchmark));
+      if (r < 0 || c < 0) continue;
+      ctx.strokeRect(LABEL_W + c * CELL_W - 0.25, TOP + r * CELL_H - 0.25, CELL_W - 0.5, CELL_H - 0.5);
+    }
     if (this.selected) {
       const r = this.rows.indexOf(data.models.indexOf(this.selected.model));
       const c = this.cols.indexOf(data.benchmarks.indexOf(this.selected.benchmark));
@@ -185,11 +209,21 @@ export class Heatmap {
     const { data } = this;
     const obs = data.observed[cell.i][cell.j];
     const pred = data.predicted[cell.i][cell.j];
+    const named = (name, id) => (name && name !== id ? `${name} (${id})` : id);
+    const flag = this.flags.get(`${cell.model}\u0000${cell.benchmark}`);
     this.tooltip.replaceChildren(
-      el("strong", { text: data.model_names[cell.i] }),
-      el("div", { text: data.benchmark_names[cell.j] }),
+      el("strong", { text: named(data.model_names[cell.i], cell.model) }),
+      el("div", { text: named(data.benchmark_names[cell.j], cell.benchmark) }),
       el("div", { text: obs !== null ? `observed ${fmt(obs)}` : "not observed" }),
       el("div", { class: "muted", text: pred !== null ? `fit ${fmt(pred)}` : "not in the fit" }),
+      flag
+        ? el("div", {
+            class: "suspicious",
+            text:
+              `suspicious: z = ${fmt(flag.z, 1)} (leave-one-out prediction ` +
+              `${fmt(flag.predicted)})`,
+          })
+        : null,
     );
     const box = this.container.getBoundingClientRect();
     this.tooltip.style.left = `${event.clientX - box.left + 14}px`;

@@ -110,7 +110,7 @@ export class ProbePicker {
     if (this.pending && this.options) {
       this.pending = false;
       await this.run();
-    }
+    } else if (!this.answer && !this.seq) this.renderResult(); // the hint, not an empty panel
   }
 
   renderOptions() {
@@ -289,7 +289,9 @@ export class ProbePicker {
     if (!answer) {
       clear(table.tHead);
       clear(table.tBodies[0]);
-      byId("picker-summary").textContent = "Choose the settings and press “Pick probes”.";
+      byId("picker-summary").textContent =
+        "Pick k and a budget (and the targets to predict best), then press “Pick probes”: " +
+        "the chosen probes, their cost and the expected error appear here.";
       byId("picker-note").textContent = "";
       return;
     }
