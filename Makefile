@@ -23,8 +23,10 @@ demo: $(STAMP)
 	$(BIN)/benchpress snapshots list
 	$(BIN)/benchpress predict --scores $(DEMO_SCORES)
 
+# The suite on every core; a test file stays on one worker (its module fixtures are built once).
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

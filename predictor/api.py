@@ -20,6 +20,7 @@ import polars as pl
 
 from predictor.fitted_state import restore_state
 from predictor.resolve import NameResolver, display_names
+from predictor.results.errors import ResultsError
 from predictor.snapshots import Snapshot, default_stores, load_snapshot, resolve_version
 from predictor.stores import open_store
 
@@ -333,7 +334,18 @@ class BenchPress:
         if isinstance(probe_scores, pl.DataFrame):
             frame = self.on_snapshot(probe_scores)
         elif _is_paths(probe_scores):
-            frame = self.read_results(probe_scores)
+            try:
+                frame = self.read_results(probe_scores)
+            except ResultsError as exc:
+                text = probe_scores if isinstance(probe_scores, str) else ""
+                if "=" in text and not Path(text).exists():  # "gpqa_diamond=80": CLI syntax
+                    raise ResultsError(
+                        text,
+                        "no such file or folder",
+                        hint="probe_scores is a mapping {benchmark: score} such as "
+                        '{"gpqa_diamond": 80}, a results frame, or results file paths',
+                    ) from None
+                raise exc from None
         else:
             return probe_scores, False  # `_probe_row` says what it takes
         from predictor.results import probe_scores as scores_in

@@ -40,5 +40,10 @@ def benchpress_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def pytest_configure(config: pytest.Config) -> None:
     """Tests never touch the developer's own state: without BENCHPRESS_HOME the default is the
     user's data directory, so the whole session gets a throwaway home unless a test sets one."""
-    if not os.environ.get("BENCHPRESS_HOME"):
+    # pytest-xdist workers inherit the controller's environment: each gets a home of its own
+    if not os.environ.get("BENCHPRESS_HOME") or os.environ.get(_AUTO_HOME):
         os.environ["BENCHPRESS_HOME"] = tempfile.mkdtemp(prefix="benchpress-test-home-")
+        os.environ[_AUTO_HOME] = "1"
+
+
+_AUTO_HOME = "BENCHPRESS_TEST_HOME_IS_THROWAWAY"

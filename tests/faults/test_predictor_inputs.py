@@ -20,6 +20,7 @@ import pytest
 from predictor import BenchPress, SnapshotError, UnknownNameError, complete_matrix
 from predictor.cli import main
 from predictor.paths import bundled_snapshot_dir
+from predictor.results import ResultsError
 from predictor.snapshots import list_versions
 from predictor.web import api
 from predictor.web.catalog import Catalog
@@ -50,7 +51,7 @@ def unbounded(bp: BenchPress, benchmark: str) -> tuple[float, float]:
     [
         ({}, ValueError, "empty"),
         (None, TypeError, "mapping"),
-        ("gpqa_diamond=80", TypeError, "mapping"),
+        ("gpqa_diamond=80", ResultsError, "a mapping {benchmark: score}"),  # read as a path
         ([("gpqa_diamond", 80.0)], TypeError, "mapping"),
         ({"gpqa_diamnd": 80.0}, UnknownNameError, "did you mean: gpqa_diamond"),
         ({"no such benchmark at all": 50.0}, UnknownNameError, "unknown benchmark"),

@@ -102,7 +102,8 @@ def test_refresh_bar_only_when_asked(monkeypatch, capsys, benchpress_home: Path)
     plain = capsys.readouterr()
     assert fake_refresh.kwargs["progress"] is None  # not a terminal: no bar, no listener
     assert plain.err == ""
-    assert plain.out == "  a: new\nsnapshot published 2026.01.01.1\n"
+    state = f"state: {benchpress_home.resolve()} (set by BENCHPRESS_HOME)\n"
+    assert plain.out == "  a: new\nsnapshot published 2026.01.01.1\n" + state
 
     assert main(["refresh", "--progress"]) == 0
     forced = capsys.readouterr()
