@@ -29,11 +29,9 @@ from predictor.cli_results import (
     add_from_options,
     check_from_options,
     fractions_checked,
-    inputs_from,
+    gathered_scores,
     inputs_payload,
-    no_scores_error,
     print_inputs,
-    scores_with,
 )
 from predictor.cli_trust import target_names
 from predictor.resolve import UnknownNameError
@@ -187,12 +185,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         )
     extra = parse_scores(args.scores) if args.scores is not None else None
     bp = BenchPress.load(args.version, store=args.store)
-    if extra:
-        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
-    inputs = inputs_from(bp, args)
-    scores, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
-    if not scores:
-        raise no_scores_error(inputs)
+    inputs, scores, replaced = gathered_scores(bp, args, extra)
     with fractions_checked(inputs, extra):
         predictions = bp.predict(scores, level=args.level, targets=target_names(args.targets))
     frame = predictions_frame(predictions)  # --csv: the Python API's table, as is

@@ -87,6 +87,23 @@ def scores_with(
     return scores, replaced
 
 
+def gathered_scores(
+    bp, args: argparse.Namespace, extra: dict[str, float] | None
+) -> tuple[ResultInputs | None, dict[str, float], list[str]]:
+    """(file inputs, scores, replaced) of `--from` and `--scores` together, as `predict` and
+    `next` take them: `--scores` names checked (twice given, a model's name), the files read,
+    and at least one usable score, else the error saying why there is none."""
+    from predictor.cli import check_distinct_benchmarks
+
+    if extra:
+        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
+    inputs = inputs_from(bp, args)
+    scores, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
+    if not scores:
+        raise no_scores_error(inputs)
+    return inputs, scores, replaced
+
+
 @contextlib.contextmanager
 def fractions_checked(
     inputs: ResultInputs | None, extra: dict[str, float] | None

@@ -214,17 +214,15 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from predictor.cli import check_distinct_benchmarks, parse_scores
+    from predictor.cli import parse_scores
     from predictor.cli_results import (
         check_from_options,
         fractions_checked,
         from_args,
-        inputs_from,
+        gathered_scores,
         inputs_payload,
-        no_scores_error,
         print_inputs,
         print_next_steps,
-        scores_with,
     )
     from predictor.results.runnable import next_steps
     from predictor.trust import what_to_run_next
@@ -236,12 +234,7 @@ def cmd_next(args: argparse.Namespace) -> int:
         )
     extra = parse_scores(args.scores) if args.scores is not None else None
     bp = _load(args)
-    if extra:
-        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
-    inputs = inputs_from(bp, args)
-    known, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
-    if not known:
-        raise no_scores_error(inputs)
+    inputs, known, replaced = gathered_scores(bp, args, extra)
     with fractions_checked(inputs, extra):
         frame = what_to_run_next(
             bp,

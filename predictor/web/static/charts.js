@@ -420,26 +420,30 @@ export function scatterChart(container, points, options = {}) {
       }),
     );
   }
-  chart.append(
+  chart.append(...axisTitles(m, width, height, options.xTitle || "", options.yTitle || ""));
+  container.append(chart);
+}
+
+/** The x title under the plot area and the y title turned along its left edge. */
+function axisTitles(m, width, height, xTitle, yTitle) {
+  const middle = (m.top + height - m.bottom) / 2;
+  return [
     svg("text", {
       x: (m.left + width - m.right) / 2,
       y: height - 6,
       "text-anchor": "middle",
       class: "axis-title",
-      text: options.xTitle || "",
+      text: xTitle,
     }),
-  );
-  chart.append(
     svg("text", {
       x: 14,
-      y: (m.top + height - m.bottom) / 2,
+      y: middle,
       "text-anchor": "middle",
       class: "axis-title",
-      transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`,
-      text: options.yTitle || "",
+      transform: `rotate(-90 14 ${middle})`,
+      text: yTitle,
     }),
-  );
-  container.append(chart);
+  ];
 }
 
 /** A colour legend: [{label, color, shape}] as a row of swatches. */
@@ -558,21 +562,7 @@ export function trajectoryChart(container, series, options = {}) {
     chart.append(group);
   }
   chart.append(
-    svg("text", {
-      x: (m.left + width - m.right) / 2,
-      y: height - 6,
-      "text-anchor": "middle",
-      class: "axis-title",
-      text: options.xTitle || "step",
-    }),
-    svg("text", {
-      x: 14,
-      y: (m.top + height - m.bottom) / 2,
-      "text-anchor": "middle",
-      class: "axis-title",
-      transform: `rotate(-90 14 ${(m.top + height - m.bottom) / 2})`,
-      text: options.yTitle || "score (%)",
-    }),
+    ...axisTitles(m, width, height, options.xTitle || "step", options.yTitle || "score (%)"),
   );
   container.append(chart);
 }
