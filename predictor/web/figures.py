@@ -120,8 +120,7 @@ def _pairs(raw: Any) -> list[tuple[float, float]] | None:
 
 RESIDUALS_NOTE = (
     "each observed percent cell of the fit against its leave-one-out prediction from the rest "
-    "of its model's row (the snapshot's residuals.parquet, the same check that flags "
-    "suspicious scores)"
+    "of its model's row (the same check that flags suspicious scores)"
 )
 
 

@@ -78,7 +78,7 @@ def test_plots_serve_the_snapshots_held_out_pairs(app: RunningApp, bp: BenchPres
     assert doc["pairs"] == expected
     errors = (stored["observed"] - stored["predicted"]).abs().to_numpy()
     assert doc["medae"] == pytest.approx(float(np.median(errors)), abs=1e-4)
-    assert "leave-one-out" in doc["note"] and "residuals.parquet" in doc["note"]
+    assert "leave-one-out" in doc["note"] and "flags suspicious scores" in doc["note"]
     assert "3.85 points" in doc["note"]  # the manifest's 5-fold figure, named as such
 
 
