@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 # `make demo` and a later `.venv/bin/benchpress ...` from any folder see the same snapshots.
 DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
 
-.PHONY: install demo test lint format docs dagster bundle clean app browser-deps
+.PHONY: install demo team-demo test lint format docs dagster bundle clean app browser-deps
 
 install: $(STAMP)
 
@@ -22,6 +22,12 @@ demo: $(STAMP)
 	$(BIN)/benchpress refresh --mode replay
 	$(BIN)/benchpress snapshots list
 	$(BIN)/benchpress predict --scores $(DEMO_SCORES)
+
+# The team set-up on one machine: local PostgreSQL and S3-compatible servers, two homes
+# refreshing one DuckLake warehouse on the Dagster-on-PostgreSQL profile, a shared s3://
+# snapshot store, a prediction from it; the servers are stopped at the end (docs/operations.md).
+team-demo: $(STAMP)
+	$(BIN)/python -m pipelines.team.demo
 
 # The suite on every core; a test file stays on one worker (its module fixtures are built once).
 TEST_WORKERS ?= auto

@@ -1,7 +1,9 @@
 """Calibration of the default method's intervals on the paper's held-out folds (measure only).
 
 For each of the 30 folds of `benchmarks/data/folds_s10_f3_bs42_ms1.json` the fold's cells are
-hidden, `BayesianCompleter` (defaults) is fitted once, and for every held-out cell:
+hidden, `BayesianCompleter` (defaults) is fitted once with the matrix's side information (release
+dates, model families, benchmark categories: what the default method uses; `--plain` without),
+and for every held-out cell:
 
 - the 50 / 80 / 90 / 95% intervals (`predict_interval`): coverage and median width, pooled
   over all held-out cells and as the median over folds (the paper's aggregation);
@@ -27,7 +29,7 @@ coverage counts every held-out cell.
 
 Nothing here changes the method.
 
-    python benchmarks/calibration.py [--folds N] [--out calibration.json]
+    python benchmarks/calibration.py [--folds N] [--plain] [--out calibration.json]
 """
 
 from __future__ import annotations
@@ -52,10 +54,16 @@ from predictor.calibration import (  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
+    DEFAULT_REGISTRY_PATH,
     load_folds,
     load_paper_matrix,
 )
 from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
+from predictor.side_information import (  # noqa: E402
+    DEFAULT_USE,
+    SideInformation,
+    paper_side_information,
+)
 
 LEVELS = (0.5, 0.8, 0.9, 0.95)
 WITHIN = 5.0
@@ -119,21 +127,32 @@ def benchmark_oracle(records: list[dict], level: float = 0.9) -> dict[str, float
 
 
 def fold_in_check(
-    values: np.ndarray, scales: list[str], known: int, n_splits: int = 3, seed: int = 0
+    values: np.ndarray,
+    scales: list[str],
+    known: int,
+    side: SideInformation,
+    use: tuple[str, ...],
+    n_splits: int = 3,
+    seed: int = 0,
 ) -> dict:
     """New models folded in from `known` random scores, model-based and calibrated intervals.
 
     Models in `n_splits` seeded groups; per group a completer is fitted on the other models
     and its fold-in calibration (`predictor.calibration.calibrate_fold_in`) computed from those
-    models only; each held-out model is then folded in from `known` of its scores and scored
-    on the rest, with and without the calibration."""
+    models only; each held-out model is then folded in (with its release date and family when
+    `use` has them) from `known` of its scores and scored on the rest, with and without the
+    calibration."""
     rng = np.random.default_rng(seed)
     observed = np.isfinite(values)
     percent = np.array([scale == "percent" for scale in scales])
     out: dict[str, list] = {"raw": [], "calibrated": [], "raw_w": [], "cal_w": []}
     probs, hits = [], []
-    for inside, comp in held_out_models(values, scales, BayesianCompleter, n_splits, rng):
-        calibration = calibrate_fold_in(np.where(inside[:, None], np.nan, values), scales)
+    kwargs = side.fit_kwargs(use)
+    fits = held_out_models(values, scales, BayesianCompleter, n_splits, rng, kwargs)
+    for inside, comp in fits:
+        calibration = calibrate_fold_in(
+            np.where(inside[:, None], np.nan, values), scales, fit_kwargs=kwargs
+        )
         for i in np.flatnonzero(inside):
             cells = np.flatnonzero(observed[i])
             if len(cells) < known + 3:
@@ -143,14 +162,15 @@ def fold_in_check(
             row[revealed] = values[i, revealed]
             hidden = np.setdiff1d(cells, revealed)
             actual = values[i, hidden]
+            about = {"features": side.model_features(i, use), "group": side.model_group(i, use)}
             for key, cal in (("raw", None), ("calibrated", calibration)):
                 comp.fold_in_calibration_ = cal
-                low, high = comp.fold_in_interval(row, level=0.9, keep_observed=False)
+                low, high = comp.fold_in_interval(row, level=0.9, keep_observed=False, **about)
                 lo, hi = low[hidden], high[hidden]
                 out[key].append((actual >= lo) & (actual <= hi))
                 out["raw_w" if cal is None else "cal_w"].append((hi - lo)[percent[hidden]])
-            mean = comp.fold_in(row, keep_observed=False)[hidden]
-            probs.append(comp.fold_in_within(row, WITHIN)[hidden])
+            mean = comp.fold_in(row, keep_observed=False, **about)[hidden]
+            probs.append(comp.fold_in_within(row, WITHIN, **about)[hidden])
             hits.append(np.abs(mean - actual) <= WITHIN)
     return {
         "known": known,
@@ -169,10 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_MATRIX_PATH)
     parser.add_argument("--folds-file", type=Path, default=DEFAULT_FOLDS_PATH)
     parser.add_argument("--folds", type=int, help="use only the first N folds (quick run)")
+    parser.add_argument("--plain", action="store_true", help="without side information")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
 
-    values, _, _, scales = load_paper_matrix(args.data)
+    values, _, benchmark_ids, scales = load_paper_matrix(args.data)
+    side = paper_side_information(args.data, DEFAULT_REGISTRY_PATH, benchmark_ids)
+    use: tuple[str, ...] = () if args.plain else DEFAULT_USE
     percent_column = np.array([scale == "percent" for scale in scales])
     folds = load_folds(args.folds_file)[: args.folds]
     start = time.perf_counter()
@@ -190,7 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         i, j = cells[:, 0], pos[cells[:, 1]]
         actual = values[cells[:, 0], cells[:, 1]]
         percent = percent_column[cells[:, 1]]
-        comp = BayesianCompleter().fit(train[:, keep], [scales[c] for c in keep])
+        comp = BayesianCompleter().fit(
+            train[:, keep], [scales[c] for c in keep], **side.columns(keep).fit_kwargs(use)
+        )
         mean = comp.predict(keep_observed=False)[i, j]
         for lv in LEVELS:
             low, high = comp.predict_interval(level=lv, keep_observed=False)
@@ -227,7 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
 
     results: dict = {"n_folds": len(folds), "seconds": seconds, "levels": {}}
-    print(f"default method, {len(folds)} held-out folds of the paper matrix ({seconds:.1f} s)")
+    how = "without side information" if args.plain else "with side information"
+    print(
+        f"default method {how}, {len(folds)} held-out folds of the paper matrix ({seconds:.1f} s)"
+    )
     print(f"{'level':>6} {'coverage (median fold)':>23} {'pooled':>7} {'median width':>13}")
     for lv in LEVELS:
         cov_med = float(np.median(per_fold[lv]["coverage"]))
@@ -266,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     results["fold_in90"] = []
     for known in FOLD_IN_KNOWN:
-        row = fold_in_check(values, scales, known)
+        row = fold_in_check(values, scales, known, side, use)
         results["fold_in90"].append(row)
         print(
             f"  k = {known:>2}: {row['n_cells']:>5} cells  coverage {row['coverage']:.3f} "

@@ -1,10 +1,12 @@
 """Latency of predicting one new model from its probe scores, after the fit state is loaded.
 
-Fits the default method on the BenchPress paper matrix, round-trips its state through JSON
-(`export_state` / `restore_state`, what a published snapshot carries), then times, for new
-models given only the five probe scores: `fold_in` (means), `fold_in_interval` (90% interval),
-and both together. Each is timed over many calls; the median and the 99th percentile are
-reported. No refit happens: the new model is folded in against the stored benchmark draws.
+Fits the default method on the BenchPress paper matrix with its side information (release
+dates, families, categories), round-trips its state through JSON (`export_state` /
+`restore_state`, what a published snapshot carries), then times, for new models given only the
+five probe scores (and their release date and family): `fold_in` (means), `fold_in_interval`
+(90% interval), and both together. Each is timed over many calls; the median and the 99th
+percentile are reported. No refit happens: the new model is folded in against the stored
+benchmark draws.
 
 Target (issue 5): one new model under 5 ms after load.
 
@@ -27,11 +29,13 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
+    DEFAULT_REGISTRY_PATH,
     PAPER_PROBES,
     load_paper_matrix,
 )
 from predictor.fitted_state import export_state, restore_state  # noqa: E402
 from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
+from predictor.side_information import paper_side_information  # noqa: E402
 
 TARGET_MS = 5.0
 
@@ -44,35 +48,36 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     values, model_ids, benchmark_ids, scales = load_paper_matrix(args.data)
-    fitted = BayesianCompleter().fit(values, scales)
+    side = paper_side_information(args.data, DEFAULT_REGISTRY_PATH, benchmark_ids)
+    fitted = BayesianCompleter().fit(values, scales, **side.fit_kwargs())
     state = json.loads(json.dumps(export_state(fitted)))
     start = time.perf_counter()
     model = restore_state(state, values)
     load_ms = (time.perf_counter() - start) * 1000
 
     probes = [benchmark_ids.index(b) for b in PAPER_PROBES]
-    rows = []  # each paper model's probe scores, as a stand-in for new models
+    rows = []  # each paper model's probe scores, date and family: stand-ins for new models
     for i in range(values.shape[0]):
         row = np.full(values.shape[1], np.nan)
         row[probes] = values[i, probes]
         if np.isfinite(row).any():
-            rows.append(row)
-    model.fold_in(rows[0])  # warm caches (e.g. the t quantile)
-    model.fold_in_interval(rows[0])
+            rows.append((row, {"features": side.model_features(i), "group": side.model_group(i)}))
+    model.fold_in(rows[0][0], **rows[0][1])  # warm caches (e.g. the t quantile)
+    model.fold_in_interval(rows[0][0], **rows[0][1])
 
     def timed(fn) -> np.ndarray:
         out = np.empty(args.repeats)
         for k in range(args.repeats):
-            row = rows[k % len(rows)]
+            row, about = rows[k % len(rows)]
             start = time.perf_counter()
-            fn(row)
+            fn(row, about)
             out[k] = (time.perf_counter() - start) * 1000
         return out
 
     results = {
-        "fold_in": timed(model.fold_in),
-        "fold_in_interval": timed(model.fold_in_interval),
-        "both": timed(lambda r: (model.fold_in(r), model.fold_in_interval(r))),
+        "fold_in": timed(lambda r, a: model.fold_in(r, **a)),
+        "fold_in_interval": timed(lambda r, a: model.fold_in_interval(r, **a)),
+        "both": timed(lambda r, a: (model.fold_in(r, **a), model.fold_in_interval(r, **a))),
     }
     summary = {
         name: {"median_ms": float(np.median(t)), "p99_ms": float(np.percentile(t, 99))}

@@ -1,8 +1,9 @@
 """Build the snapshot that ships inside the package from the recorded payloads (replay).
 
 `python -m pipelines.bundle` (or `make bundle`) runs the refresh job in a temporary
-BENCHPRESS_HOME and replaces `predictor/data/snapshots/` with the published version, so
-`BenchPress.load()` works right after install. A test rebuilds it and compares content hashes.
+BENCHPRESS_HOME and replaces `predictor/data/snapshots/` with the published version (its data
+files, manifest and digest file, verified again where they land), so `BenchPress.load()` works
+right after install. A test rebuilds it and compares content hashes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from pipelines.run import run_refresh
 from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
-from predictor.snapshots import list_versions, read_manifest
+from predictor.snapshots import DIGEST_FILE, list_versions, verify_snapshot
 
 
 def build_from_replay(home: Path) -> Path:
@@ -30,14 +31,18 @@ def main() -> int:
     target_root = bundled_snapshot_dir()
     with tempfile.TemporaryDirectory(prefix="benchpress-bundle-") as tmp:
         built = build_from_replay(Path(tmp) / "home")
-        manifest = read_manifest(built)
+        check = verify_snapshot(built, built.name).check
+        if not (built / DIGEST_FILE).is_file():
+            raise RuntimeError(f"{built} has no {DIGEST_FILE} file: the writer did not sign it")
         for old in list_versions(target_root):
             shutil.rmtree(target_root / old)
         target_root.mkdir(parents=True, exist_ok=True)
         shutil.copytree(built, target_root / built.name)
         for path in (target_root / built.name).iterdir():
             path.chmod(0o644)
-    print(f"bundled snapshot {built.name} (content {manifest['content_hash'][:12]})")
+        verify_snapshot(target_root / built.name, digest=check.digest)
+    content = check.manifest["content_hash"][:12]
+    print(f"bundled snapshot {built.name}@{check.digest} (content {content})")
     return 0
 
 

@@ -37,6 +37,8 @@ from pipelines.stages.quality import (
     GuardThresholds,
     jumps_markdown,
 )
+from predictor.trust.scale_mix import describe as describe_mix
+from predictor.trust.scale_mix import mixed_scale_columns
 from warehouse.scores import read_table
 from warehouse.snapshots import CheckRecord, record_check
 
@@ -72,9 +74,14 @@ def verdict(
 
 
 def matrix_problems(
-    cells: pl.DataFrame, scale_of: dict[str, str], min_models: int, min_benchmarks: int
+    cells: pl.DataFrame,
+    scale_of: dict[str, str],
+    min_models: int,
+    min_benchmarks: int,
+    direction_of: dict[str, str] | None = None,
 ) -> list[str]:
-    """What is wrong with a matrix, in words; empty when it is sane."""
+    """What is wrong with a matrix, in words; empty when it is sane. A percent column mixing
+    scales (two or more fraction-looking scores beside two or more percents) is a problem."""
     problems = []
     n_models, n_benchmarks = cells["model_id"].n_unique(), cells["benchmark_id"].n_unique()
     if n_models < min_models:
@@ -93,6 +100,8 @@ def matrix_problems(
             f"{outside.height} percent scores outside 0-100, e.g. {first['model_id']} on "
             f"{first['benchmark_id']} = {first['score']}"
         )
+    mixed = mixed_scale_columns(cells, scale_of, direction_of, min_each=2)
+    problems.extend(describe_mix(row) for row in mixed.iter_rows(named=True))
     missing = cells.filter(pl.col("source").is_null() | pl.col("payload_url").is_null())
     if missing.height:
         problems.append(f"{missing.height} cells without provenance")
@@ -106,10 +115,14 @@ def matrix_sanity(
     context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
 ) -> dg.AssetCheckResult:
     thresholds = check_thresholds()
-    scale_of = dict(load_registry().benchmarks.select("benchmark_id", "scale").iter_rows())
+    benchmarks = load_registry().benchmarks
+    scale_of = dict(benchmarks.select("benchmark_id", "scale").iter_rows())
+    direction_of = dict(benchmarks.select("benchmark_id", "direction").iter_rows())
     with warehouse.connect() as con:
         cells = read_table(con, "matrix_cells")
-    problems = matrix_problems(cells, scale_of, thresholds.min_models, thresholds.min_benchmarks)
+    problems = matrix_problems(
+        cells, scale_of, thresholds.min_models, thresholds.min_benchmarks, direction_of
+    )
     return verdict(
         context,
         warehouse,

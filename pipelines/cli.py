@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ EXIT_FAILED = 1
 def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.locking import EXIT_LOCKED, RefreshLocked
     from pipelines.resources import check_settings
-    from pipelines.run import run_refresh
+    from pipelines.run import DiskFull, run_refresh
 
     try:  # settings that cannot work: one line naming the setting, before anything runs
         check_settings(args.mode, args.accept_drift)
@@ -58,6 +59,12 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             bar.close()
             print(f"benchpress: error: {exc}", file=sys.stderr)
             return EXIT_LOCKED
+        except DiskFull as exc:  # one line; the storage layer's traceback only with --verbose
+            bar.close()
+            if args.verbose and exc.__cause__ is not None:
+                traceback.print_exception(exc.__cause__, file=sys.stderr)
+            print(f"benchpress: error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     for run_id in outcome.recovered_runs:
         print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):
@@ -198,6 +205,7 @@ def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
     from pipelines.stages.rebuild import rebuild_as_of
     from predictor.paths import warehouse_path
     from warehouse.db import connect
+    from warehouse.ducklake import warehouse_backend
 
     try:
         as_of = datetime.fromisoformat(args.as_of)
@@ -206,14 +214,15 @@ def cmd_warehouse_rebuild(args: argparse.Namespace) -> int:
         return 2
     if as_of.tzinfo is None:
         as_of = as_of.replace(tzinfo=UTC)
-    if not warehouse_path().exists():  # connect() would create an empty one
+    lake = warehouse_backend() == "ducklake"  # BENCHPRESS_WAREHOUSE: the shared lake
+    if not lake and not warehouse_path().exists():  # connect() would create an empty one
         print(
             f"benchpress: error: no warehouse at {warehouse_path()}; run `benchpress refresh` "
             "to build it (or set BENCHPRESS_HOME)",
             file=sys.stderr,
         )
         return EXIT_FAILED
-    with connect() as con:
+    with connect(read_only=lake) as con:  # the lake: read-only, no write lock
         digest, path = rebuild_as_of(con, as_of, Path(args.out), fit_params())
     print(f"rebuilt the matrix as of {as_of.isoformat()}: {path} (content {digest[:12]})")
     print(f"load it with BenchPress.from_pretrained({str(path)!r})")
@@ -225,7 +234,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     refresh.add_argument(
         "--mode", choices=MODES, help="fetch transport (default: replay, or BENCHPRESS_FETCH_MODE)"
     )
-    refresh.add_argument("--verbose", action="store_true", help="show Dagster's step log")
+    refresh.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Dagster's step log (and the traceback behind a storage failure)",
+    )
     refresh.add_argument(
         "--wait",
         type=float,

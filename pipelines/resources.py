@@ -20,9 +20,17 @@ import duckdb
 
 from pipelines.fetch.transports import Fetcher
 from pipelines.locking import RefreshLocked, hold_run_lease
-from pipelines.settings import check_thresholds, fit_params, guard_thresholds, parse_accepted
+from pipelines.settings import (
+    check_thresholds,
+    fetch_deadlines,
+    fit_params,
+    guard_thresholds,
+    parse_accepted,
+)
+from pipelines.team.instance import check_instance
 from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
 from warehouse.db import connect
+from warehouse.ducklake import check_warehouse
 
 
 class WarehouseResource(dg.ConfigurableResource):
@@ -87,6 +95,7 @@ class FetcherResource(dg.ConfigurableResource):
         """A mode or mirror that cannot work fails the run once, when the resource starts,
         with the reason (a UI or schedule run would otherwise fail every fetch step)."""
         self.fetcher()
+        fetch_deadlines()  # the same for a source or run deadline that is not a number
 
 
 class PublishGateResource(dg.ConfigurableResource):
@@ -137,6 +146,9 @@ def check_settings(mode: str | None = None, accept_drift: str | None = None) -> 
     check_thresholds()
     guard_thresholds()
     fit_params()
+    fetch_deadlines()  # BENCHPRESS_SOURCE_DEADLINE, BENCHPRESS_RUN_DEADLINE
     parse_accepted(
         accept_drift if accept_drift is not None else os.environ.get("BENCHPRESS_ACCEPT_DRIFT", "")
     )
+    check_instance()  # BENCHPRESS_INSTANCE; for `team`, its PostgreSQL answers (host:port named)
+    check_warehouse()  # BENCHPRESS_WAREHOUSE; for `ducklake`, its catalog and S3 answer

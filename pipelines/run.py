@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
+import logging
+import os
 import re
+import shutil
+import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +25,9 @@ from pipelines.locking import (
     refresh_lock,
     release_run_lease,
 )
-from predictor.paths import benchpress_home, dagster_home
+from pipelines.team.instance import settings_file, storage_loss_reported
+from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir
+from predictor.text_safety import StreamWrapper
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
@@ -33,7 +41,8 @@ EARLIER_REPO_CONFIGS = frozenset(
 
 
 def ensure_dagster_home(home: Path | None = None) -> Path:
-    """BENCHPRESS_HOME/dagster with the repo's dagster.yaml in it (the refresh's instance).
+    """BENCHPRESS_HOME/dagster with the repo's dagster.yaml in it (the refresh's instance), or
+    deploy/dagster-team.yaml with BENCHPRESS_INSTANCE=team (`pipelines.team.instance`).
 
     A copy that still starts with `MANAGED_MARK` is replaced when the repo's file changed, so
     a fix to the instance settings (run monitoring, pools) reaches homes made before it; a copy
@@ -41,9 +50,10 @@ def ensure_dagster_home(home: Path | None = None) -> Path:
     target = dagster_home(home)
     target.mkdir(parents=True, exist_ok=True)
     config = target / "dagster.yaml"
-    if not REPO_DAGSTER_YAML.exists():
+    source = settings_file()  # BENCHPRESS_INSTANCE: the repo's dagster.yaml or the team profile
+    if not source.exists():
         return target
-    wanted = REPO_DAGSTER_YAML.read_bytes()
+    wanted = source.read_bytes()
     current = config.read_bytes() if config.exists() else None
     managed = current is not None and (
         current.startswith(MANAGED_MARK.encode())
@@ -66,6 +76,40 @@ class RefreshOutcome:
     failed_steps: list[str] = field(default_factory=list)
     source_outcomes: dict[str, str] = field(default_factory=dict)
     recovered_runs: list[str] = field(default_factory=list)  # runs of a killed refresh, closed
+
+
+class _CurrentStderr(logging.StreamHandler):
+    """A handler writing to whatever `sys.stderr` is when a record comes (the command's
+    terminal-safe stream, or a test's capture)."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:  # type: ignore[override]
+        return sys.stderr
+
+
+@dg.logger(
+    {
+        "log_level": dg.Field(str, is_required=False, default_value="INFO"),
+        "name": dg.Field(str, is_required=False, default_value="dagster"),
+    },
+    description="Dagster's console log line for line, without colour codes: `benchpress` "
+    "escapes every control character it prints (a name from a payload must not steer the "
+    "terminal), so colour codes would show as text.",
+)
+def plain_console_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
+    config = init_context.logger_config
+    logger = logging.Logger(config["name"], level=str(config["log_level"]).upper())
+    handler = _CurrentStderr()
+    handler.setFormatter(
+        logging.Formatter(
+            "%(asctime)s - %(name)s - %(levelname)s - %(message)s", "%Y-%m-%d %H:%M:%S %z"
+        )
+    )
+    logger.addHandler(handler)
+    return logger
 
 
 @dataclass(frozen=True)
@@ -146,10 +190,12 @@ def run_refresh(
 
     check_settings(mode, accept_drift)  # ValueError naming the setting, before any run starts
     home = (home or benchpress_home()).resolve()
-    job = defs.resolve_job_def("refresh")
+    job = defs.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
     started = time.monotonic()
     run_id = str(uuid.uuid4())
     with (
+        disk_full_reported(home, quiet=log_level != "DEBUG"),  # one line, no traceback
+        storage_loss_reported(home, quiet=log_level != "DEBUG"),  # team profile: PostgreSQL lost
         refresh_lock(home, wait=wait),
         dg.DagsterInstance.from_config(str(ensure_dagster_home(home))) as instance,
     ):
@@ -227,3 +273,145 @@ def root_cause(error: Any) -> str:
     while error.cause is not None and error.cls_name.startswith("Dagster"):
         error = error.cause  # Dagster's own wrappers; a `dg.Failure` already says it all
     return _ERROR_CLASS.sub("", error.message.strip()) or error.cls_name
+
+
+# ------------------------------------------------------------------------------- disk full
+FULL_BELOW = 1 << 20  # bytes free under which a storage I/O error is taken for a full disk
+_FULL_TEXTS = ("no space left on device", "database or disk is full", "disk quota exceeded")
+
+
+class DiskFull(OSError):
+    """The refresh stopped on a full disk; the message says where, and what state the home is
+    in (was a snapshot published, does it verify). An OSError, so `benchpress` prints it as
+    its one-line error."""
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and every exception behind it (`__cause__`, `__context__` unless it was
+    suppressed with `from None`, SQLAlchemy's `orig`)."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        error = todo.pop(0)
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        yield error
+        context = None if error.__suppress_context__ else error.__context__  # `from None`
+        for nxt in (error.__cause__, context, getattr(error, "orig", None)):
+            if isinstance(nxt, BaseException):
+                todo.append(nxt)
+
+
+def free_bytes(path: Path) -> int:
+    """Bytes an unprivileged writer may still use on the filesystem holding `path`."""
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return shutil.disk_usage(folder).free
+    return 0
+
+
+def disk_full_reason(exc: BaseException, where: Path) -> str | None:
+    """`No space left on device` (or the quota's reason) when `exc` or an exception behind it
+    says a disk is full: ENOSPC / EDQUOT, SQLite's "database or disk is full", or SQLite's
+    "disk I/O error" while the filesystem of `where` has less than FULL_BELOW left (what
+    SQLite reports when its journal cannot grow). None for anything else."""
+    errors = list(_chain(exc))
+    for error in errors:
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return os.strerror(error.errno)
+        if any(text in str(error).lower() for text in _FULL_TEXTS):
+            return os.strerror(errno.ENOSPC)
+    if any("disk i/o error" in str(e).lower() for e in errors) and free_bytes(where) < FULL_BELOW:
+        return os.strerror(errno.ENOSPC)
+    return None
+
+
+def _where_it_filled(exc: BaseException, home: Path) -> tuple[str, Path]:
+    """What was being written (in words) and the path whose filesystem filled up."""
+    for error in _chain(exc):
+        if isinstance(error, OSError) and error.filename:
+            return f"while writing {error.filename}", Path(str(error.filename))
+    if any(type(e).__module__.startswith(("sqlite3", "sqlalchemy")) for e in _chain(exc)):
+        return f"while Dagster recorded the run in {dagster_home(home)}", dagster_home(home)
+    return f"in {home}", home
+
+
+def published_state(store: Path, before: set[str]) -> str:
+    """What the store holds now compared with `before`: the version this run published and
+    whether it verifies, or that none was published (and which one stays latest)."""
+    from predictor.snapshots import SnapshotError, list_versions, verify, version_key
+
+    versions = list_versions(store) if store.is_dir() else []
+    new = sorted(set(versions) - before, key=version_key)
+    if not new:
+        latest = f"; {versions[-1]} stays the latest" if versions else " yet"
+        return f"no snapshot was published{latest}"
+    version = new[-1]
+    try:
+        verify(store / version, version)
+    except SnapshotError as exc:
+        return (
+            f"snapshot {version} was published but does not verify ({exc}); check it with "
+            f"`benchpress snapshots verify {version}`"
+        )
+    return f"snapshot {version} was published and verifies"
+
+
+# what Dagster writes to stderr itself when its event log refuses a record (the error, its SQL
+# and parameters: several lines per record)
+STORAGE_NOISE = "Exception while writing logger call to event log"
+
+
+class _HeldStorageNoise(StreamWrapper):
+    """stderr during a quiet run: Dagster's own `STORAGE_NOISE` writes are held back, to be
+    dropped when the one-line `DiskFull` says it all, or written after all otherwise."""
+
+    def __init__(self, raw: Any):
+        super().__init__(raw)
+        self.held: list[str] = []
+
+    def write(self, text: str) -> int:
+        if text.startswith(STORAGE_NOISE):
+            self.held.append(text)
+            return len(text)
+        return self.raw.write(text)
+
+
+@contextlib.contextmanager
+def disk_full_reported(home: Path, quiet: bool = True) -> Iterator[None]:
+    """Turn a full disk inside the block into one `DiskFull` line instead of the storage
+    layer's traceback (Dagster's SQLite storage prints ~80 lines): where it filled, how much
+    is free, whether this run published a snapshot and whether it verifies, what to do.
+    `quiet` (not with --verbose): Dagster's own messages about its failing writes are
+    dropped too when the disk was full."""
+    from pipelines.team.instance import InstanceLost
+    from predictor.snapshots import list_versions
+
+    store = snapshot_store_dir(home)
+    before = set(list_versions(store)) if store.is_dir() else set()
+    stderr = sys.stderr
+    held = _HeldStorageNoise(stderr) if quiet else None
+    if held is not None:
+        sys.stderr = held
+    full = False
+    try:
+        yield
+    except (DiskFull, InstanceLost):  # reported in one line already (lost Postgres too)
+        full = True
+        raise
+    except Exception as exc:
+        doing, path = _where_it_filled(exc, home)
+        reason = disk_full_reason(exc, path)
+        if reason is None:
+            raise
+        full = True
+        raise DiskFull(
+            f"disk full ({reason}, {free_bytes(path):,} bytes free) {doing}; "
+            f"{published_state(store, before)}; free space and run `benchpress refresh` again"
+        ) from exc
+    finally:
+        if held is not None:
+            sys.stderr = stderr
+            if not full:  # not the disk: whatever Dagster said is worth reading
+                stderr.writelines(held.held)

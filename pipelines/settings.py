@@ -58,6 +58,43 @@ class CheckThresholds:
     max_prediction_shift: float = 5.0  # median points, reference probe sets
 
 
+SOURCE_DEADLINE_ENV = "BENCHPRESS_SOURCE_DEADLINE"
+RUN_DEADLINE_ENV = "BENCHPRESS_RUN_DEADLINE"
+
+
+@dataclass(frozen=True)
+class FetchDeadlines:
+    """Time budgets above the per-URL one (BENCHPRESS_FETCH_DEADLINE, 120 s): a mirror that
+    answers each of a source's hundreds of files just in time must not hold the refresh (and
+    its lock) for hours. A source that spends one fails stale; the run goes on."""
+
+    source: float = 600.0  # one source's fetch, every URL and retry included
+    run: float = 1800.0  # every source's fetch in one refresh run, from the run's start
+
+
+def seconds_setting(name: str, default: float) -> float:
+    """The environment variable `name` as a positive, finite number of seconds (unset or
+    empty: `default`); anything else is a ValueError naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):  # NaN fails this too
+        raise ValueError(f"{name} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+def fetch_deadlines() -> FetchDeadlines:
+    """BENCHPRESS_SOURCE_DEADLINE and BENCHPRESS_RUN_DEADLINE (seconds; defaults above)."""
+    return FetchDeadlines(
+        source=seconds_setting(SOURCE_DEADLINE_ENV, FetchDeadlines.source),
+        run=seconds_setting(RUN_DEADLINE_ENV, FetchDeadlines.run),
+    )
+
+
 def fit_params() -> FitParams:
     return FitParams(
         min_per_model=_number("BENCHPRESS_MIN_CELLS_PER_MODEL", FitParams.min_per_model),

@@ -4,7 +4,8 @@
 repository, warns that the repo's dagster.yaml "will not be used". This starts the two services
 `dagster dev` wraps, `dagster-daemon run` (schedules, run queue, run monitoring) and
 `dagster-webserver`, from DAGSTER_HOME = BENCHPRESS_HOME/dagster, where `ensure_dagster_home`
-keeps a copy of the repo's dagster.yaml, with a workspace file naming the `benchpress` location.
+keeps a copy of the repo's dagster.yaml (or of deploy/dagster-team.yaml with
+BENCHPRESS_INSTANCE=team), with a workspace file naming the `benchpress` location.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 from pipelines.run import ensure_dagster_home
+from pipelines.team.instance import check_instance
 
 WORKSPACE = """\
 # Written by `make dagster` (pipelines/ui.py): the benchpress code location.
@@ -49,9 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3000)
     args = parser.parse_args(argv)
+    try:  # BENCHPRESS_INSTANCE=team: its PostgreSQL must answer before anything starts
+        profile = check_instance()
+    except ValueError as exc:
+        print(f"make dagster: error: {exc}", file=sys.stderr)
+        return 2
     dagster_home = ensure_dagster_home()
     env = {**os.environ, "DAGSTER_HOME": str(dagster_home)}
-    print(f"Dagster instance: {dagster_home} (settings: {dagster_home / 'dagster.yaml'})")
+    team = ", runs stored in PostgreSQL" if profile == "team" else ""
+    print(f"Dagster instance: {dagster_home} (settings: {dagster_home / 'dagster.yaml'}{team})")
     print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops the UI and the daemon)")
     children = [
         subprocess.Popen(cmd, env=env, cwd=dagster_home)

@@ -14,6 +14,7 @@ from predictor.api import (
 )
 from predictor.completion import Completion, LowRankCompleter, complete_matrix
 from predictor.methods.bayesian import BayesianCompleter
+from predictor.new_benchmark import NewBenchmarkPrediction
 from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.snapshots import SnapshotError
 from predictor.trust.probes import select_probes
@@ -26,6 +27,7 @@ __all__ = [
     "FractionScoresWarning",
     "LowRankCompleter",
     "MatrixView",
+    "NewBenchmarkPrediction",
     "Prediction",
     "ProbeScoreError",
     "SnapshotError",

@@ -1,6 +1,6 @@
 """`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
 
-bp = BenchPress.load("2026.11.30.2")   # or "latest"
+bp = BenchPress.load("2026.12.01.1")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy files
 """
@@ -11,9 +11,10 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -21,8 +22,17 @@ import polars as pl
 from predictor.fitted_state import restore_state
 from predictor.resolve import NameResolver, display_names
 from predictor.results.errors import ResultsError
-from predictor.snapshots import Snapshot, default_stores, load_snapshot, resolve_version
+from predictor.snapshots import (
+    Snapshot,
+    default_stores,
+    load_snapshot,
+    parse_pin,
+    resolve_version,
+)
 from predictor.stores import open_store
+
+if TYPE_CHECKING:
+    from predictor.new_benchmark import NewBenchmarkPrediction
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
 _UNBOUNDED_LIMIT = 1e7
@@ -90,7 +100,13 @@ class Prediction:
         return (self.high - self.low) / 2.0
 
     def as_dict(self) -> dict[str, object]:
-        return {**asdict(self), "confidence": self.confidence}
+        # the fields are scalars: a plain copy, not asdict's recursive deep copy (which took
+        # most of the time of a /api/predict answer, one call per benchmark)
+        own = {name: getattr(self, name) for name in _PREDICTION_FIELDS}
+        return {**own, "confidence": self.confidence}
+
+
+_PREDICTION_FIELDS = tuple(f.name for f in fields(Prediction))
 
 
 @dataclass(frozen=True)
@@ -133,24 +149,33 @@ class BenchPress:
         """Load a published version ("latest" = newest) from `store` or the default stores
         (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
 
+        `version` may pin the manifest too, as container images are pinned:
+        `"2026.12.01.1@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
+        exact manifest, and anything else is a `SnapshotError` naming both digests.
+
         `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote
         version is cached under BENCHPRESS_HOME/cache and verified, so a pinned version loads
         offline once cached; "latest" falls back to the newest cached one if unreachable."""
+        name, digest = parse_pin(version)
         if store is None:
-            return cls(load_snapshot(resolve_version(version, default_stores())))
-        return cls(load_snapshot(open_store(store).resolve(version)))
+            directory = resolve_version(name, default_stores())
+        else:
+            directory = open_store(store).resolve(name, digest)
+        return cls(load_snapshot(directory, directory.name, digest))
 
     @classmethod
     def from_pretrained(cls, name: str = "latest") -> BenchPress:
         """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.pretrained`), a
-        version string, "latest", or the path of a snapshot directory."""
+        version string, "latest", or the path of a snapshot directory; any of these but
+        "latest" pinned by digest with `@sha256:<64 hex>`."""
         from predictor.pretrained import resolve_pretrained
 
-        if (pretrained := resolve_pretrained(name)) is not None:
-            return cls(load_snapshot(pretrained))
-        path = Path(name)
-        if name not in ("latest",) and path.is_dir():
-            return cls(load_snapshot(path))
+        base, digest = parse_pin(name) if "@sha256:" in name else (name, None)
+        if (pretrained := resolve_pretrained(base)) is not None:
+            return cls(load_snapshot(pretrained, digest=digest))
+        path = Path(base)
+        if base not in ("latest",) and path.is_dir():
+            return cls(load_snapshot(path, digest=digest))
         return cls.load(name)
 
     # ------------------------------------------------------------------ facts
@@ -503,6 +528,27 @@ class BenchPress:
         row = self._probe_row(probe_scores)
         draws = self.completer_.fold_in_draws(row, n, random_state, level)
         return list(self.fit_benchmarks_), self.in_range(draws)
+
+    # ------------------------------------------------- a new benchmark (the transpose)
+    def predict_benchmark(
+        self,
+        scores: Mapping[str, float],
+        scale: str = "percent",
+        level: float = 0.9,
+        name: str | None = None,
+        top: int = 10,
+    ) -> NewBenchmarkPrediction:
+        """A NEW benchmark's scores for every model of the fit, from at least 3 models'
+        scores on it ({model: score}; names resolve as reference models do): the transpose
+        of `predict`, folded in against the fitted model factors without a refit.
+
+        Returns a `NewBenchmarkPrediction`: `.predictions` (one row per model, with its
+        central `level` interval), `.ranking` (the `top` models' order with P(A > B)),
+        `.similar` (the public benchmarks it behaves most like), `.next_models` (whose score
+        would pin it down best) and `.summary()`. See `predictor.new_benchmark`."""
+        from predictor.new_benchmark import predict_benchmark
+
+        return predict_benchmark(self, scores, scale=scale, level=level, name=name, top=top)
 
 
 def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:

@@ -102,15 +102,18 @@ def held_out_models(
     make_completer: Callable[[], BayesianCompleter],
     n_splits: int,
     rng: np.random.Generator,
+    fit_kwargs: dict[str, Any] | None = None,
 ) -> Iterator[tuple[np.ndarray, BayesianCompleter]]:
     """(models of the group, completer fitted without them) for each of `n_splits` groups.
 
     The groups are a permutation drawn from `rng` (seeded by the caller), so calibration,
-    probe selection and the benchmarks hold models out the same way."""
+    probe selection and the benchmarks hold models out the same way. `fit_kwargs` (side
+    information: floors, families, ...) go to every fit, as to the fit being calibrated."""
     group = rng.permutation(values.shape[0]) % n_splits
     for g in range(n_splits):
         inside = group == g
-        yield inside, make_completer().fit(hide_models(values, inside), scales)
+        train = hide_models(values, inside)
+        yield inside, make_completer().fit(train, scales, **(fit_kwargs or {}))
 
 
 def fold_in_residuals(
@@ -120,13 +123,23 @@ def fold_in_residuals(
     n_splits: int = 4,
     known: Sequence[int] = CALIBRATION_KNOWN,
     random_state: int = 0,
+    fit_kwargs: dict[str, Any] | None = None,
 ) -> dict[int, np.ndarray]:
-    """Normalised fold-in residuals of held-out models, keyed by the number of known scores."""
+    """Normalised fold-in residuals of held-out models, keyed by the number of known scores.
+
+    With `fit_kwargs` the held-out models are folded in with their release date (the
+    `row_features` row) and family (`row_groups`), as a new model of the snapshot is."""
     values = np.asarray(values, dtype=float)
     rng = np.random.default_rng(random_state)
     observed = np.isfinite(values)
+    kwargs = fit_kwargs or {}
+    features = kwargs.get("row_features")
+    if features is not None:
+        features = np.asarray(features, dtype=float).reshape(values.shape[0], -1)
+    families = kwargs.get("row_groups")
     out: dict[int, list[np.ndarray]] = {k: [] for k in known}
-    for inside, completer in held_out_models(values, scales, make_completer, n_splits, rng):
+    fits = held_out_models(values, scales, make_completer, n_splits, rng, kwargs)
+    for inside, completer in fits:
         z_all = completer.transform_.transform(np.where(observed, values, 50.0))
         for i in np.flatnonzero(inside):
             cells = np.flatnonzero(observed[i])
@@ -136,7 +149,11 @@ def fold_in_residuals(
                 revealed = rng.choice(cells, k, replace=False)
                 row = np.full(values.shape[1], np.nan)
                 row[revealed] = values[i, revealed]
-                z_mean, sd = completer.fold_in_predictive(row)
+                z_mean, sd = completer.fold_in_predictive(
+                    row,
+                    features=None if features is None else features[i],
+                    group=None if families is None else families[i],
+                )
                 hidden = np.setdiff1d(cells, revealed)
                 out[k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
     return {k: np.concatenate(v) for k, v in out.items() if v}
@@ -148,12 +165,17 @@ def calibrate_fold_in(
     make_completer: Callable[[], BayesianCompleter] = BayesianCompleter,
     n_splits: int = 4,
     random_state: int = 0,
+    fit_kwargs: dict[str, Any] | None = None,
 ) -> FoldInCalibration:
-    """Factors for `BayesianCompleter.fold_in_interval` from held-out models of `values`."""
+    """Factors for `BayesianCompleter.fold_in_interval` from held-out models of `values`;
+    `fit_kwargs`: the side information the calibrated fit was given."""
     residuals = fold_in_residuals(
-        values, scales, make_completer, n_splits, random_state=random_state
+        values, scales, make_completer, n_splits, random_state=random_state, fit_kwargs=fit_kwargs
     )
-    nu = float(make_completer().nu)
+    template = make_completer()
+    nu = float(template.nu)
+    # the factor multiplies interval_scale x t quantile x sd (see `_fold_in_bounds`)
+    base = float(getattr(template, "interval_scale", 1.0))
     by_stratum: list[list[np.ndarray]] = [[] for _ in range(len(KNOWN_STRATA) + 1)]
     for k, r in residuals.items():
         by_stratum[int(np.searchsorted(np.asarray(KNOWN_STRATA), k, side="left"))].append(r)
@@ -168,7 +190,8 @@ def calibrate_fold_in(
             tuple(
                 float(
                     np.clip(
-                        conformal_quantile(scores, lv) / student_t_quantile(0.5 + lv / 2, nu),
+                        conformal_quantile(scores, lv)
+                        / (base * student_t_quantile(0.5 + lv / 2, nu)),
                         *FACTOR_RANGE,
                     )
                 )

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from predictor import cli_app, cli_evaluate, cli_trust
+from predictor import cli_app, cli_evaluate, cli_new_benchmark, cli_trust
 from predictor.api import BenchPress, ProbeScoreError, predictions_frame
 from predictor.cli_output import (
     CommandError,
@@ -38,15 +38,19 @@ from predictor.resolve import UnknownNameError
 from predictor.results.errors import ResultsError
 from predictor.snapshots import (
     BrokenSnapshotWarning,
+    ManifestCheck,
     SnapshotError,
     default_stores,
-    verify,
+    parse_pin,
+    verify_snapshot,
     version_key,
 )
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
+from predictor.text_safety import terminal_safe_output
 from predictor.trust.costs import BudgetError
 
 STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
+VERSION_HELP = "snapshot version, or VERSION@sha256:DIGEST to pin its manifest too (default latest)"
 EMPTY_STORE = "must not be empty: give a directory, s3://bucket/prefix or https:// URL"
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -126,6 +130,21 @@ def store_uri(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(EMPTY_STORE)
     return text
+
+
+def snapshot_reference(text: str) -> str:
+    """argparse type of a snapshot version: a digest pin (`VERSION@sha256:...`) must be whole
+    (exit 2 otherwise); the version itself is checked where it is resolved."""
+    try:
+        parse_pin(text)
+    except SnapshotError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def short_digest(digest: object) -> str:
+    """`sha256:` and 12 hex digits, for tables (the full digest is in --json, --csv, show)."""
+    return str(digest)[:19]
 
 
 def _reject_empty_store(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -225,13 +244,23 @@ SNAPSHOT_LIST_SCHEMA = {
     "benchmarks": pl.Int64,
     "cells": pl.Int64,
     "content_hash": pl.String,
+    "digest": pl.String,  # sha256:<64 hex> of the manifest: pin with VERSION@DIGEST
     "parent": pl.String,
     "cached": pl.Boolean,
     "store": pl.String,
     "status": pl.String,  # "ok", "broken" (manifest unusable) or "unreachable"
     "error": pl.String,  # why, when not "ok"
 }
-LIST_COLUMNS = ["version", "models", "benchmarks", "cells", "content_hash", "parent", "cached"]
+LIST_COLUMNS = [
+    "version",
+    "models",
+    "benchmarks",
+    "cells",
+    "content_hash",
+    "digest",
+    "parent",
+    "cached",
+]
 
 
 def _count(counts: object, key: str) -> int | None:
@@ -240,13 +269,15 @@ def _count(counts: object, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _manifest_row(manifest: dict[str, Any]) -> dict[str, object]:
+def _manifest_row(check: ManifestCheck) -> dict[str, object]:
+    manifest = check.manifest
     counts = manifest.get("counts")
     return {
         "models": _count(counts, "models"),
         "benchmarks": _count(counts, "benchmarks"),
         "cells": _count(counts, "cells"),
         "content_hash": str(manifest.get("content_hash", ""))[:12],
+        "digest": check.digest,
         "parent": str(manifest.get("parent") or ""),
         "status": "ok",
         "error": "",
@@ -257,7 +288,14 @@ def _broken_row(store: SnapshotStore, version: str, exc: SnapshotError) -> dict[
     """One bad version folder is listed as such (and warned about), not fatal to the listing."""
     status = "unreachable" if isinstance(exc, StoreUnreachable) else "broken"
     warnings.warn(f"{status} snapshot {version}: {exc}", BrokenSnapshotWarning, stacklevel=2)
-    empty = {"models": None, "benchmarks": None, "cells": None, "content_hash": "", "parent": ""}
+    empty = {
+        "models": None,
+        "benchmarks": None,
+        "cells": None,
+        "content_hash": "",
+        "digest": "",
+        "parent": "",
+    }
     return {**empty, "status": status, "error": str(exc)}
 
 
@@ -268,7 +306,7 @@ def snapshot_rows(stores: Sequence[SnapshotStore]) -> list[dict[str, object]]:
         cached = set(store.cached_versions())
         for version in _listed_versions(store):
             try:
-                row = _manifest_row(store.read_manifest(version))
+                row = _manifest_row(store.read_manifest_check(version))
             except SnapshotError as exc:
                 row = _broken_row(store, version, exc)
             rows.append(
@@ -294,9 +332,15 @@ def _once(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 def cmd_snapshots_list(args: argparse.Namespace) -> int:
     rows = snapshot_rows(_store_args(args))
 
+    def short(row: dict[str, object]) -> str:
+        return short_digest(row["digest"]) if row["digest"] else ""
+
     def table() -> None:
         if rows:
-            shown = [{k: "" if v is None else v for k, v in row.items()} for row in rows]
+            shown = [
+                {**{k: "" if v is None else v for k, v in row.items()}, "digest": short(row)}
+                for row in rows
+            ]
             print_table(shown, [*LIST_COLUMNS, "status", "store"])
         elif args.store:
             print(f"no snapshots found in {args.store}")
@@ -311,26 +355,37 @@ VERIFY_SCHEMA = {
     "version": pl.String,
     "status": pl.String,  # "ok" or "failed"
     "content_hash": pl.String,
+    "digest": pl.String,  # the manifest's digest, when it checked out
+    "note": pl.String,  # "legacy, no recorded digest" for versions without a digest file
     "error": pl.String,  # why, when failed
     "store": pl.String,
 }
 
 
 def verify_rows(stores: Sequence[SnapshotStore], versions: Sequence[str]) -> list[dict[str, str]]:
-    """Re-hash every data file of `versions` (all published ones when empty) in each store.
+    """Re-hash every data file of `versions` (all published ones when empty; each may be
+    pinned, `VERSION@sha256:...`) in each store, and check each manifest's digest against its
+    digest file and the store's index.
 
     `snapshots list` reads manifests only, so a data file changed after publishing shows there
     as fine; this is the check to run before trusting a store (loading refuses such a version
     too, but only when someone loads it). A remote version is checked through the local cache,
     downloading it when it is not cached."""
+    pins = dict(parse_pin(v) for v in versions)
     rows = []
     for store in stores:
         listed = _listed_versions(store)
-        for version in [v for v in versions if v in listed] if versions else listed:
-            row = {"version": version, "status": "ok", "content_hash": "", "error": ""}
+        for version in [v for v in pins if v in listed] if versions else listed:
+            row = {"version": version, "status": "ok", "content_hash": "", "digest": ""}
+            row.update(note="", error="")
             try:
-                manifest = verify(store.fetch(version), version)
-                row["content_hash"] = str(manifest["content_hash"])[:12]
+                pin = pins.get(version)
+                check = verify_snapshot(store.fetch(version, pin), version, pin).check
+                row.update(
+                    content_hash=str(check.manifest["content_hash"])[:12],
+                    digest=check.digest,
+                    note=check.note,
+                )
             except SnapshotError as exc:
                 row.update(status="failed", error=str(exc))
             rows.append({**row, "store": store.uri})
@@ -338,9 +393,11 @@ def verify_rows(stores: Sequence[SnapshotStore], versions: Sequence[str]) -> lis
 
 
 def cmd_snapshots_verify(args: argparse.Namespace) -> int:
-    """Exit 1 when any version fails (missing, modified or misnamed files)."""
+    """Exit 1 when any version fails (missing, modified, unlisted or misnamed files, a
+    manifest that does not match its digest)."""
     rows = verify_rows(_store_args(args), list(dict.fromkeys(args.versions)))
-    missing = sorted(set(args.versions) - {row["version"] for row in rows})
+    wanted = [parse_pin(v)[0] for v in args.versions]
+    missing = sorted(set(wanted) - {row["version"] for row in rows})
     if missing:  # as a pinned version that does not exist: exit 1, published ones named
         listed = {v for store in _store_args(args) for v in _listed_versions(store)}
         known = sorted(listed, key=version_key)
@@ -350,7 +407,8 @@ def cmd_snapshots_verify(args: argparse.Namespace) -> int:
 
     def table() -> None:
         if rows:
-            print_table(rows, list(VERIFY_SCHEMA))
+            shown = [{**row, "digest": short_digest(row["digest"])} for row in rows]
+            print_table(shown, list(VERIFY_SCHEMA))
         else:
             print("no snapshots to verify")
 
@@ -361,7 +419,12 @@ def cmd_snapshots_verify(args: argparse.Namespace) -> int:
 def cmd_snapshots_show(args: argparse.Namespace) -> int:
     """A summary of the version (loaded, so verified); `--json` prints the whole manifest."""
     bp = BenchPress.load(args.version, store=args.store)
-    manifest = {**bp.manifest, "path": str(bp.snapshot.path)}
+    manifest = {
+        **bp.manifest,
+        "path": str(bp.snapshot.path),
+        "digest": bp.snapshot.digest,
+        "digest_note": bp.snapshot.digest_note,
+    }
     if args.json:
         print(json.dumps(manifest, indent=2, sort_keys=True))
     else:
@@ -383,6 +446,9 @@ def manifest_summary(m: dict[str, Any]) -> list[str]:
         f"snapshot {printable(m.get('version'))} (verified), published "
         f"{printable(m.get('published_at'))}",
         f"  content {printable(m.get('content_hash'))}",
+        f"  digest {printable(m.get('digest'))}"
+        + (f" ({printable(m['digest_note'])})" if m.get("digest_note") else ""),
+        f"  pin it: {printable(m.get('version'))}@{printable(m.get('digest'))}",
         f"  parent {printable(m.get('parent') or 'none')}",
         f"  matrix: {_fig(counts.get('models'), ',')} models x "
         f"{_fig(counts.get('benchmarks'), ',')} benchmarks, {_fig(counts.get('cells'), ',')} "
@@ -420,7 +486,8 @@ def cmd_snapshots_pull(args: argparse.Namespace) -> int:
     A local directory store is read in place: there is nothing to cache, so after verifying
     the version this says so instead of claiming a copy was made."""
     store = open_store(args.store)
-    path = store.resolve(args.version)
+    version, digest = parse_pin(args.version)
+    path = store.resolve(version, digest)
     if isinstance(store, LocalStore):
         print(
             f"snapshot {path.name} in {store.uri}: verified; a local store is read in place, "
@@ -546,7 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replacing a file's score of the same benchmark)",
     )
     add_from_options(predict)
-    predict.add_argument("--version", default="latest", help="snapshot version (default latest)")
+    predict.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
     predict.add_argument("--store", type=store_uri, help=STORE_HELP)
     predict.add_argument(
         "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
@@ -568,25 +635,36 @@ def build_parser() -> argparse.ArgumentParser:
     show = snap_sub.add_parser(
         "show", help="a version's summary, or its whole manifest with --json (verifies hashes)"
     )
-    show.add_argument("version", nargs="?", default="latest", help="version (default latest)")
+    show.add_argument(
+        "version", nargs="?", type=snapshot_reference, default="latest", help=VERSION_HELP
+    )
     show.add_argument("--store", type=store_uri, help=STORE_HELP)
     show.add_argument("--json", action="store_true", help="the whole manifest as JSON")
     show.set_defaults(func=cmd_snapshots_show)
     check = snap_sub.add_parser(
         "verify",
-        help="re-hash every file of published versions; exit 1 if any was modified or is missing",
+        help="re-hash every file of published versions and check each manifest's digest; exit 1 "
+        "if any was modified, is missing or is not listed",
     )
-    check.add_argument("versions", nargs="*", metavar="VERSION", help="default: every version")
+    check.add_argument(
+        "versions",
+        nargs="*",
+        type=snapshot_reference,
+        metavar="VERSION",
+        help="VERSION or VERSION@sha256:DIGEST (default: every version)",
+    )
     check.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(check)
     check.set_defaults(func=cmd_snapshots_verify)
     pull = snap_sub.add_parser("pull", help="cache a version from a remote store, for offline use")
-    pull.add_argument("version", nargs="?", default="latest", help="version (default latest)")
+    pull.add_argument(
+        "version", nargs="?", type=snapshot_reference, default="latest", help=VERSION_HELP
+    )
     pull.add_argument("--store", type=store_uri, required=True, help=STORE_HELP)
     pull.set_defaults(func=cmd_snapshots_pull)
     diff = snap_sub.add_parser("diff", help="what changed between two versions, with drift")
-    diff.add_argument("old", help="the older version")
-    diff.add_argument("new", help="the newer version")
+    diff.add_argument("old", type=snapshot_reference, help="the older version (VERSION[@DIGEST])")
+    diff.add_argument("new", type=snapshot_reference, help="the newer version (VERSION[@DIGEST])")
     diff.add_argument("--store", type=store_uri, help=STORE_HELP)
     add_output_options(
         diff,
@@ -598,6 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_app.register(sub)  # `benchpress app`: the local web page
     cli_evaluate.register(sub)  # `benchpress evaluate`: the paper protocols, side by side
     cli_trust.register(sub)  # `benchpress compare | probes | next | suspicious`
+    cli_new_benchmark.register(sub)  # `benchpress predict-benchmark`: the transpose
 
     for entry in entry_points(group="benchpress.commands"):
         try:
@@ -613,6 +692,13 @@ def _print_warning(message: Warning | str, *_: object, **__: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Whatever it prints (tables, messages, argparse's errors) goes through
+    `terminal_safe_output`: names from snapshots and payloads never steer the terminal."""
+    with terminal_safe_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _reject_empty_store(parser, args)

@@ -36,10 +36,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def cmd_app(args: argparse.Namespace) -> int:
     """Bind, say where, serve until Ctrl-C."""
-    from predictor.web.server import is_loopback, make_server
+    from predictor.web.guards import is_loopback
+    from predictor.web.server import make_server, require_web_stack
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must lie in 0-65535, got {args.port}")
+    require_web_stack()
     if args.store is not None:  # a typo in --store: say so, as `predict --store` does
         from predictor.stores import LocalStore, open_store
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+from predictor.text_safety import printable, raw_stream
 
 if TYPE_CHECKING:
     import polars as pl
@@ -110,20 +111,9 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 # --------------------------------------------------------------------------- printing
-# C0 controls, DEL, C1 controls, and the bidirectional overrides that reorder what a
-# terminal shows: names read from files are data and must not steer the terminal
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: object) -> str:
-    """`text` with every control character escaped (`\\x1b`, `\\n`, `\\u202e`), so
-    names from results files print as what they are, on one line."""
-
-    def escape(match: re.Match[str]) -> str:
-        char = match.group()
-        return repr(char)[1:-1] if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-
-    return _CONTROL.sub(escape, str(text))
+# every command runs inside `text_safety.terminal_safe_output` (see `predictor.cli.main`): what
+# it prints has its control characters escaped; `printable` escapes one name explicitly (e.g.
+# newlines too, for a name quoted inside a one-line message)
 
 
 def clean(value: Any) -> Any:
@@ -157,12 +147,16 @@ def print_json(payload: Any) -> None:
 
 
 def write_csv(frame: pl.DataFrame) -> None:
-    """The frame as CSV on stdout (Polars `write_csv`, header included)."""
+    """The frame as CSV on stdout (Polars `write_csv`, header included).
+
+    Into a pipe or file the values are written exactly (`polars.read_csv` gives them back);
+    on a terminal, control characters in them are escaped like every other output."""
     nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
     if nested:  # a programming error: CSV holds flat tables only
         raise TypeError(f"cannot write nested columns {nested} as CSV")
-    sys.stdout.write(frame.write_csv())
-    sys.stdout.flush()
+    out = sys.stdout if _is_terminal(sys.stdout) else raw_stream(sys.stdout)
+    out.write(frame.write_csv())
+    out.flush()
 
 
 def column_decimals(values: Sequence[object]) -> int:
@@ -175,14 +169,15 @@ def column_decimals(values: Sequence[object]) -> int:
 
 
 def print_table(rows: list[dict[str, object]], columns: Sequence[str]) -> None:
-    """Aligned columns; floats with the decimals of `column_decimals` for their column."""
+    """Aligned columns; floats with the decimals of `column_decimals` for their column.
+    Every cell is `printable` (a name holding a newline or ESC stays one visible cell)."""
     decimals = {c: column_decimals([r[c] for r in rows]) for c in columns}
 
     def cell(value: object, column: str) -> str:
-        return f"{value:.{decimals[column]}f}" if isinstance(value, float) else str(value)
+        return f"{value:.{decimals[column]}f}" if isinstance(value, float) else printable(value)
 
-    widths = {c: max([len(c), *(len(cell(r[c], c)) for r in rows)]) for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns))
+    widths = {c: max([len(printable(c)), *(len(cell(r[c], c)) for r in rows)]) for c in columns}
+    print("  ".join(printable(c).ljust(widths[c]) for c in columns))
     for row in rows:
         print("  ".join(cell(row[c], c).ljust(widths[c]) for c in columns))
 
@@ -235,9 +230,13 @@ def progress_enabled(args: argparse.Namespace, auto: bool = True) -> bool:
 
 
 def _stderr_is_terminal() -> bool:
+    return _is_terminal(sys.stderr)
+
+
+def _is_terminal(stream: object) -> bool:
     try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # replaced or closed stream
         return False
 
 
@@ -253,6 +252,8 @@ class Progress:
         self.enabled = progress_enabled(args, auto)
         self.bar: tqdm | None = None
         self._kwargs = {"leave": False, "dynamic_ncols": True, **tqdm_kwargs}
+        if "desc" in self._kwargs:
+            self._kwargs["desc"] = printable(self._kwargs["desc"])
 
     def _ensure(self, total: int | None) -> tqdm | None:
         if not self.enabled:
@@ -260,7 +261,9 @@ class Progress:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(file=sys.stderr, total=total, **self._kwargs)
+            # the bar's own carriage returns must reach the terminal: the raw stream, with
+            # the texts shown in it escaped here (`describe`, `postfix`)
+            self.bar = tqdm(file=raw_stream(sys.stderr), total=total, **self._kwargs)
         elif total is not None and self.bar.total != total:
             self.bar.total = total
             self.bar.refresh()
@@ -283,13 +286,13 @@ class Progress:
         """What is running now (shown before the bar)."""
         bar = self._ensure(None)
         if bar is not None:
-            bar.set_description_str(text)
+            bar.set_description_str(printable(text))
 
     def postfix(self, text: str) -> None:
         """A detail shown after the bar (e.g. the step that is running)."""
         bar = self._ensure(None)
         if bar is not None:
-            bar.set_postfix_str(text)
+            bar.set_postfix_str(printable(text))
 
     def close(self) -> None:
         if self.bar is not None:

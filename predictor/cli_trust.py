@@ -283,8 +283,11 @@ def cmd_suspicious(args: argparse.Namespace) -> int:
     frame = every if top is None else every.head(top)
 
     def table() -> None:
-        print(f"snapshot {bp.version}: observed scores with |leave-one-out z| > {args.threshold:g}")
-        columns = ["model_id", "benchmark_id", "observed", "predicted", "z"]
+        print(
+            f"snapshot {bp.version}: observed scores with |leave-one-out z| > "
+            f"{args.threshold:g}, and the odd cells of columns that mix scales"
+        )
+        columns = ["model_id", "benchmark_id", "observed", "predicted", "z", "reason"]
         print_frame(frame, [*columns, "source"] if "source" in frame.columns else columns)
         if frame.height < every.height:
             print(f"... {every.height - frame.height} more of {every.height}; --top N shows more")
@@ -300,7 +303,9 @@ def cmd_suspicious(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--version", default="latest", help="snapshot version (default latest)")
+    from predictor.cli import VERSION_HELP, snapshot_reference
+
+    p.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
     p.add_argument("--store", help=STORE_HELP)
     add_output_options(p)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.methods.common import check_level, check_values
-from predictor.transforms import ScaleTransform, validate_scales
+from predictor.transforms import ScaleTransform, column_ranges, validate_scales
 
 METHODS = ("bayes", "als")
 
@@ -333,6 +333,18 @@ def _check_inputs(values: Any, scales: Sequence[str]) -> None:
         raise ValueError(f"values[{i}, {j}] = {arr[i, j]:g} is implausibly large")
 
 
+def _check_in_range(values: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+    """An observed score outside the column's stated valid range contradicts it: an error."""
+    with np.errstate(invalid="ignore"):
+        outside = (values < lower[None, :]) | (values > upper[None, :])
+    if outside.any():
+        i, j = (int(k[0]) for k in np.nonzero(outside))
+        raise ValueError(
+            f"values[{i}, {j}] = {values[i, j]:g} lies outside its valid range "
+            f"{lower[j]:g} to {upper[j]:g} (lower / upper)"
+        )
+
+
 def complete_matrix(
     values: np.ndarray,
     scales: Sequence[str],
@@ -340,24 +352,62 @@ def complete_matrix(
     *,
     method: str = "bayes",
     row_features: np.ndarray | None = None,
+    floors: Sequence[float] | np.ndarray | None = None,
+    lower: Sequence[float] | np.ndarray | None = None,
+    upper: Sequence[float] | np.ndarray | None = None,
+    row_groups: Sequence[str | None] | None = None,
+    col_groups: Sequence[str | None] | None = None,
+    new_model_features: Sequence[float] | np.ndarray | None = None,
     **params: Any,
 ) -> Completion:
     """Complete `values` (models x benchmarks, NaN = missing) and give `level` intervals.
 
     method "bayes" (default) fits `BayesianCompleter(**params)`, optionally with per-model side
-    information `row_features` (models x f, e.g. release dates); "als" fits the BenchPress
-    reference recipe `LowRankCompleter(**params)`. Observed cells come back unchanged, with
-    low == high == mean.
+    information `row_features` (models x f, e.g. release dates), each percent column's chance
+    `floors` (25 on 4-way multiple choice), model families `row_groups` (e.g.
+    `predictor.families.model_families(ids)`) and benchmark categories `col_groups` (and
+    `new_model_features`, the features a model folded in later is assumed to have); "als"
+    fits the BenchPress reference recipe `LowRankCompleter(**params)` (none of those). `lower`
+    / `upper` give each column's valid range (default 0-100 on percent columns, open on the
+    others): every method's predictions and interval ends are kept inside it. Observed cells
+    come back unchanged, with low == high == mean.
     """
     level = check_level(level)
     _check_inputs(values, scales)
+    percent = validate_scales(scales, np.shape(values)[1])
+    _, bottom, top = column_ranges(percent, floors, lower, upper)  # checked before any fit
+    _check_in_range(np.asarray(values, dtype=float), bottom, top)
     if method == "bayes":
-        model: Any = BayesianCompleter(**params).fit(values, scales, row_features=row_features)
+        model: Any = BayesianCompleter(**params).fit(
+            values,
+            scales,
+            row_features=row_features,
+            floors=floors,
+            lower=lower,
+            upper=upper,
+            row_groups=row_groups,
+            col_groups=col_groups,
+            new_model_features=new_model_features,
+        )
     elif method == "als":
-        if row_features is not None:
-            raise ValueError("row_features needs method='bayes'")
+        extras = dict(
+            row_features=row_features,
+            floors=floors,
+            row_groups=row_groups,
+            col_groups=col_groups,
+            new_model_features=new_model_features,
+        )
+        given = [name for name, value in extras.items() if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} needs method='bayes'")
         model = LowRankCompleter(**params).fit(values, scales)
     else:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     low, high = model.predict_interval(level)
-    return Completion(mean=model.predict(), low=low, high=high, model=model, level=level)
+    return Completion(
+        mean=np.clip(model.predict(), bottom, top),
+        low=np.clip(low, bottom, top),
+        high=np.clip(high, bottom, top),
+        model=model,
+        level=level,
+    )

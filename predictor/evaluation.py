@@ -15,13 +15,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
 
-from predictor.completion import Completion
+from predictor.completion import Completion, complete_matrix
+from predictor.side_information import DEFAULT_USE, SideInformation
 
 FitPredict = Callable[[np.ndarray, Sequence[str]], Completion]
 
@@ -31,6 +33,8 @@ DEFAULT_MATRIX_PATH = (
     REPO_ROOT / "pipelines" / "replay" / "microsoft.github.io" / "benchpress" / "data.json"
 )
 DEFAULT_FOLDS_PATH = REPO_ROOT / "benchmarks" / "data" / "folds_s10_f3_bs42_ms1.json"
+# The benchmark registry (floors, valid ranges, categories of the paper's benchmark ids).
+DEFAULT_REGISTRY_PATH = REPO_ROOT / "pipelines" / "identity" / "benchmarks.csv"
 
 # Columns of the paper matrix that are not 0-100 percentages (see the data's SOURCE.md).
 PAPER_UNBOUNDED = frozenset(
@@ -167,7 +171,11 @@ def _fit_fold(
     train = values.copy()
     train[cells[:, 0], cells[:, 1]] = np.nan
     keep = np.flatnonzero(~np.isnan(train).all(axis=0))
-    completion = fit_predict(train[:, keep], [scales[j] for j in keep])
+    kept_scales = [scales[j] for j in keep]
+    if getattr(fit_predict, "takes_columns", False):  # side information follows the columns
+        completion = fit_predict(train[:, keep], kept_scales, columns=keep)
+    else:
+        completion = fit_predict(train[:, keep], kept_scales)
     return completion, keep
 
 
@@ -221,6 +229,25 @@ def _interval_figures(
         figures[f"coverage_{key}"] = coverage
         figures[f"median_width_{key}"] = width
     return figures
+
+
+@dataclass(frozen=True)
+class SideAware:
+    """`complete_matrix` given the matrix's side information (release dates, families,
+    categories, floors, valid ranges: `predictor.side_information`), cut to the columns each
+    fit keeps. `use` picks the parts (default: what the default method uses)."""
+
+    side: SideInformation
+    use: tuple[str, ...] = DEFAULT_USE
+    params: dict = field(default_factory=dict)
+    complete: Callable[..., Completion] = complete_matrix
+    takes_columns: ClassVar[bool] = True
+
+    def __call__(
+        self, values: np.ndarray, scales: Sequence[str], columns: np.ndarray | None = None
+    ) -> Completion:
+        side = self.side if columns is None else self.side.columns(columns)
+        return self.complete(values, scales, **side.fit_kwargs(self.use), **self.params)
 
 
 @dataclass(frozen=True)
@@ -667,3 +694,37 @@ def format_interval_table(results: dict) -> str:
         "percent benchmarks; '-' = the method has no model to ask for other levels"
     )
     return "\n".join(lines)
+
+
+def per_model_folds(
+    values: np.ndarray, seeds: Sequence[int], n_folds: int = 3, min_scores: int = 1
+) -> list[Fold]:
+    """Per-model `n_folds`-fold splits of the observed cells, one set per seed (paper style).
+
+    Each model's observed cells are shuffled and dealt round-robin into the folds, so every fold
+    hides about 1 / n_folds of every row. A fold never hides the last `min_scores` training
+    cells of a benchmark: those cells move to the next fold (after the last one they are never
+    hidden). The same
+    construction as the paper's fold file, on seeds of our own: settings are chosen on these
+    splits, never on the official folds.
+    """
+    observed = np.isfinite(np.asarray(values, dtype=float))
+    rows, cols = np.nonzero(observed)
+    col_count = observed.sum(axis=0)
+    folds: list[Fold] = []
+    for seed in seeds:
+        rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+        order = np.lexsort((rng.random(len(rows)), rows))
+        first = np.searchsorted(rows[order], rows[order], side="left")
+        assign = np.empty(len(rows), dtype=int)
+        assign[order] = (np.arange(len(rows)) - first + rng.integers(n_folds)) % n_folds
+        for k in range(n_folds):  # fold k passes its excess on; the last one keeps it out
+            hidden = np.bincount(cols[assign == k], minlength=observed.shape[1])
+            for j in np.flatnonzero(col_count - hidden < min_scores):
+                excess = int(min_scores - (col_count[j] - hidden[j]))
+                moved = np.flatnonzero((assign == k) & (cols == j))[:excess]
+                assign[moved] = k + 1 if k + 1 < n_folds else -1
+        for k in range(n_folds):
+            pick = assign == k
+            folds.append(Fold(int(seed), k, np.stack([rows[pick], cols[pick]], axis=1)))
+    return folds

@@ -2,8 +2,9 @@
 
 A name is a pinned, immutable snapshot directory under `predictor/data/pretrained/`, with
 its own fit. The registry pins each one's content hash (the hash over its data files, as in
-every manifest), so a name always loads the same matrix and fit: a directory whose files or
-manifest do not match the pin is refused (`SnapshotError`), never loaded under the name.
+every manifest) and its manifest digest (over the manifest itself: counts, quality figures,
+description), so a name always loads the same matrix, fit and figures: a directory whose files
+or manifest do not match the pins is refused (`SnapshotError`), never loaded under the name.
 
 | name                      | what it is                                                      |
 |---------------------------|-----------------------------------------------------------------|
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from predictor.snapshots import SnapshotError, verify
+from predictor.snapshots import SnapshotError, verify_snapshot
 
 # `owner/name`, as model hubs spell it: a string of this shape that is neither a registered
 # name nor an existing directory is a mistyped name, not a version or a path.
@@ -34,6 +35,7 @@ class Pretrained:
     name: str
     directory: str  # under pretrained_root()
     content_hash: str  # the manifest's content hash: pinned, checked on every load
+    digest: str  # the manifest's own digest (`predictor.snapshots.manifest_digest`): pinned
     description: str
 
 
@@ -43,7 +45,8 @@ PRETRAINED: dict[str, Pretrained] = {
         Pretrained(
             name="microsoft/benchpress-v1",
             directory="microsoft-benchpress-v1",
-            content_hash="aab020a7b43ab560d0df213b820009fc1b06efaaa85fc982eeab7de7877ce475",
+            content_hash="af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4",
+            digest="sha256:9625edd00866bd6bf8867e62bb6c6b0d236de1bd4cea2d9488e2a60a4d8d0e56",
             description="The BenchPress paper score matrix (84 models x 133 benchmarks, "
             "arXiv:2606.24020) on its own, fitted with the default BayesianCompleter.",
         ),
@@ -78,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.11.30.2, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.01.1, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory
@@ -87,7 +90,8 @@ def resolve_pretrained(name: str) -> Path | None:
             f"pretrained snapshot {entry.name} is not installed (no {directory.name} in the "
             "package data); rebuild it with `python -m pipelines.bundle_pretrained`"
         )
-    manifest = verify(directory)
+    check = verify_snapshot(directory).check
+    manifest = check.manifest
     if manifest.get("content_hash") != entry.content_hash:
         found = str(manifest.get("content_hash"))[:12]
         raise SnapshotError(
@@ -97,5 +101,10 @@ def resolve_pretrained(name: str) -> Path | None:
     if manifest.get("version") != entry.name:
         raise SnapshotError(
             f"pretrained snapshot {entry.name}: its manifest names {manifest.get('version')!r}"
+        )
+    if check.digest != entry.digest:
+        raise SnapshotError(
+            f"pretrained snapshot {entry.name}: manifest digest {check.digest} is not the "
+            f"pinned {entry.digest} (its manifest was edited, or rebuilt: update the pin)"
         )
     return directory

@@ -59,29 +59,23 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
 # the selection on each and compares; rebuild a bundled snapshot, re-pin its sets)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
-    "aab020a7b43ab560d0df213b820009fc1b06efaaa85fc982eeab7de7877ce475": ProbeSet(
-        default=(
-            "gpqa_diamond",
-            "livecodebench",
-            "swe_bench_pro",
-            "gpqa_main",
-            "longfact_concepts",
-        ),
-        low_cost=("gpqa_diamond", "hle", "aime_2024", "longfact_objects", "mmlu_pro"),
+    "af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4": ProbeSet(
+        default=("gpqa_diamond", "hle", "codeforces_rating", "terminal_bench", "mmlu_pro"),
+        low_cost=("gpqa_diamond", "hle", "longfact_objects", "math_500", "arc_agi_2"),
     ),
-    # 2026.11.30.2, the main bundled snapshot (`BenchPress.load()`)
-    "055862701e8cdfd3e11ac221ed3af6fcc5342aaa05b90606f7b660effb00d01b": ProbeSet(
+    # 2026.12.01.1, the main bundled snapshot (`BenchPress.load()`)
+    "cdb177cf38124b9d3fb083d8667e2394fdc5163c2e44ba09b8b85e2f70e56df8": ProbeSet(
         default=(
             "gpqa_diamond",
             "livebench_paraphrase",
             "mmlu",
-            "arc_agi_1",
-            "livebench_typescript",
+            "arc_agi_2",
+            "livebench_python",
         ),
         low_cost=("gpqa_diamond", "livebench_paraphrase", "mmlu", "livebench_olympiad", "hle"),
     ),
 }
-BENCHPRESS_V1_HASH = "aab020a7b43ab560d0df213b820009fc1b06efaaa85fc982eeab7de7877ce475"
+BENCHPRESS_V1_HASH = "af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4"
 _computed: dict[str, ProbeSet] = {}
 
 

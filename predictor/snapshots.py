@@ -1,16 +1,29 @@
 """Read and verify published matrix snapshots (the format is defined here; writers live in
-`warehouse.snapshots`). A snapshot is a directory `<store>/<version>/` holding data files and a
-`manifest.json` that lists each file's sha256 and the content hash over all of them."""
+`warehouse.snapshots`). A snapshot is a directory `<store>/<version>/` holding its data files,
+a `manifest.json` that lists each file's sha256 and the content hash over all of them, and a
+`digest` file: the manifest's own digest (sha256 over its canonical JSON), which the store's
+`index.json` records too and which consumers pin (`2026.11.30.2@sha256:<64 hex>`).
+
+Every file is read once, through a descriptor opened relative to the version folder without
+following symlinks, and the bytes that were hashed are the bytes that are parsed: a file
+swapped between the check and the read cannot slip in, and a symlink or a special file is
+refused before anything is read from it."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import io
 import json
+import os
 import re
+import stat
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -18,6 +31,8 @@ from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+DIGEST_FILE = "digest"  # "sha256:<64 hex>\n": the digest of the manifest next to it
+INDEX = "index.json"  # at a store's root: {"versions": [...], "digests": {version: digest}}
 DATA_FILES = (
     "cells.parquet",
     "models.parquet",
@@ -29,7 +44,19 @@ DATA_FILES = (
 # Files added after the format was first published: a snapshot may lack them (older versions),
 # and a reader falls back to computing what they hold.
 OPTIONAL_FILES = ("residuals.parquet",)
-VERSION_PATTERN = re.compile(r"^(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d+)$")
+MAX_FILE_BYTES = 512 * 1024 * 1024  # one data file; the bundled snapshot's largest is ~2 MB
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+MAX_DIGEST_BYTES = 1024
+# One spelling per version: YYYY.MM.DD.N in ASCII digits, month and day in two digits, N
+# without leading zeros (what `warehouse.snapshots.next_version` writes). `[0-9]`, not `\d`:
+# `\d` also matches other scripts' digits (٢٠٢٦), which would name a second folder.
+VERSION_PATTERN = re.compile(
+    r"([0-9]{4})\.(0[1-9]|1[0-2])\.(0[1-9]|[12][0-9]|3[01])\.([1-9][0-9]{0,5})"
+)
+_LOOSE_VERSION = re.compile(r"(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d{1,6})")  # for the hint only
+DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class SnapshotError(RuntimeError):
@@ -40,13 +67,52 @@ class BrokenSnapshotWarning(UserWarning):
     """A version was passed over (e.g. resolving "latest") because its manifest is broken."""
 
 
+# ------------------------------------------------------------------------------- versions
+def is_version(text: object) -> bool:
+    """True for a version in its one canonical spelling (and a real calendar day)."""
+    match = VERSION_PATTERN.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        return False
+    year, month, day = (int(part) for part in match.groups()[:3])
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def canonical_spelling(text: str) -> str | None:
+    """The canonical spelling of a version written another way (`٢٠٢٦.11.30.2`,
+    `2026.11.30.02`, `2026.1.5.1`), or None when `text` is no version at all."""
+    match = _LOOSE_VERSION.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, number = (int(part) for part in match.groups())
+    spelled = f"{year:04d}.{month:02d}.{day:02d}.{number}"
+    return spelled if is_version(spelled) else None
+
+
+def check_version(version: object) -> str:
+    """`version` if it is one, in its canonical spelling; checked before it is used in any
+    path, key or URL (no traversal, no second spelling of one version)."""
+    if is_version(version):
+        return str(version)
+    spelled = canonical_spelling(version) if isinstance(version, str) else None
+    if spelled is not None:
+        raise SnapshotError(
+            f"not a snapshot version: {version!r} (the canonical spelling is {spelled})"
+        )
+    raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
+
+
 def version_key(version: str) -> tuple[int, ...]:
-    match = VERSION_PATTERN.fullmatch(version)  # `$` alone would accept a trailing newline
-    if not match:
-        raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
+    check_version(version)
+    match = VERSION_PATTERN.fullmatch(version)
+    assert match is not None  # checked just above
     return tuple(int(part) for part in match.groups())
 
 
+# -------------------------------------------------------------------------------- digests
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -55,12 +121,211 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def content_hash(file_hashes: dict[str, str]) -> str:
+def content_hash(file_hashes: Mapping[str, str]) -> str:
     """One hash for the snapshot's content: independent of version, time and file order."""
     lines = "".join(f"{name}:{file_hashes[name]}\n" for name in sorted(file_hashes))
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
+def canonical_manifest(manifest: Mapping[str, Any]) -> bytes:
+    """The bytes a manifest's digest is taken over: Python's `json.dumps(manifest,
+    sort_keys=True, separators=(",", ":"), ensure_ascii=True)`, encoded as ASCII. Independent of
+    how the file is indented, so any consumer can recompute it from the parsed manifest."""
+    text = json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return text.encode("ascii")
+
+
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """`sha256:<64 hex>` over the canonical manifest: what a version is pinned by."""
+    return "sha256:" + hashlib.sha256(canonical_manifest(manifest)).hexdigest()
+
+
+def digest_file_bytes(digest: str) -> bytes:
+    """The content of a version's `digest` file."""
+    return f"{digest}\n".encode("ascii")
+
+
+def parse_digest_file(data: bytes, where: object) -> str:
+    """The digest a `digest` file records (`sha256:<64 hex>`, surrounding whitespace allowed)."""
+    try:
+        text = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        text = ""
+    if not DIGEST_PATTERN.fullmatch(text):
+        raise SnapshotError(f"{where}: {DIGEST_FILE} must hold sha256:<64 hex>, got {data[:80]!r}")
+    return text
+
+
+def parse_pin(reference: str) -> tuple[str, str | None]:
+    """`2026.11.30.2@sha256:<64 hex>` -> (version, digest); anything without `@` -> (it, None).
+
+    Only the full digest pins: a prefix could match another manifest. The version part is
+    checked where it is resolved."""
+    if not isinstance(reference, str) or "@" not in reference:
+        return reference, None
+    name, _, digest = reference.partition("@")
+    if not DIGEST_PATTERN.fullmatch(digest):
+        raise SnapshotError(
+            f"not a snapshot digest: {digest!r} in {reference!r} (pin with the full digest, "
+            "sha256: and 64 lowercase hex digits, as `benchpress snapshots show` prints it; "
+            "a prefix is not accepted)"
+        )
+    if name == "latest":
+        raise SnapshotError(
+            f"{reference!r}: a digest pins a version, not latest (e.g. 2026.11.30.2@sha256:...)"
+        )
+    return name, digest
+
+
+# ------------------------------------------------------------------- reading files safely
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | _NOFOLLOW
+    | getattr(os, "O_NONBLOCK", 0)  # a named pipe must not block the open
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_RELATIVE = (
+    os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.listdir in os.supports_fd
+)
+_KINDS = (
+    (stat.S_ISLNK, "symbolic link"),
+    (stat.S_ISDIR, "directory"),
+    (stat.S_ISFIFO, "named pipe"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "special file")
+
+
+def _refuse_unless_regular(info: os.stat_result, name: str, where: object, limit: int) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise SnapshotError(
+            f"{where}: {name} is a symbolic link; refused without reading it (snapshot files "
+            "must be regular files inside their folder)"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise SnapshotError(
+            f"{where}: {name} is a {_kind(info.st_mode)}, not a regular file; refused without "
+            "reading it"
+        )
+    if info.st_size > limit:
+        raise SnapshotError(f"{where}: {name} is {info.st_size} bytes, over the {limit}-byte cap")
+
+
+def _read_member(name: str, folder: Path, dir_fd: int | None, limit: int) -> bytes | None:
+    """The bytes of regular file `name` in `folder` (None if absent), read once through one
+    descriptor: a symlink (even one swapped in after the look) or a special file is refused."""
+    target = name if dir_fd is not None else os.path.join(folder, name)
+    try:
+        _refuse_unless_regular(
+            os.stat(target, dir_fd=dir_fd, follow_symlinks=False), name, folder, limit
+        )
+        fd = os.open(target, _FILE_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink swapped in
+            raise SnapshotError(
+                f"{folder}: {name} is a symbolic link; refused without reading it"
+            ) from None
+        raise SnapshotError(f"{folder}: {name} cannot be read ({exc.strerror})") from None
+    try:
+        _refuse_unless_regular(os.fstat(fd), name, folder, limit)  # what was opened
+        chunks, total = [], 0
+        while total <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - total))):
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise SnapshotError(f"{folder}: {name} cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise SnapshotError(f"{folder}: {name} grew over the {limit}-byte cap while being read")
+    return b"".join(chunks)
+
+
+def read_regular_file(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes (None if absent); a symlink or special file is refused."""
+    return _read_member(path.name, path.parent, None, limit)
+
+
+class _Folder:
+    """A snapshot folder opened once: it must be a real directory (not a symlink), and every
+    member is read relative to that open directory, so swapping the folder cannot redirect
+    reads half way."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            raise SnapshotError(f"{path}: no such snapshot folder") from None
+        except OSError as exc:
+            raise SnapshotError(
+                f"{path}: snapshot folder cannot be read ({exc.strerror})"
+            ) from None
+        if stat.S_ISLNK(info.st_mode):
+            raise SnapshotError(
+                f"{path}: the snapshot folder is a symbolic link; refused (a version folder "
+                "must be a real directory inside its store)"
+            )
+        if not stat.S_ISDIR(info.st_mode):
+            raise SnapshotError(f"{path}: not a snapshot folder (a {_kind(info.st_mode)})")
+        self.fd: int | None = None
+        if _RELATIVE:
+            try:
+                self.fd = os.open(path, _DIR_FLAGS)
+            except OSError as exc:
+                raise SnapshotError(
+                    f"{path}: snapshot folder cannot be opened ({exc.strerror}; swapped for a "
+                    "symbolic link?)"
+                ) from None
+
+    def names(self) -> list[str]:
+        return sorted(os.listdir(self.fd if self.fd is not None else self.path))
+
+    def read(self, name: str, limit: int) -> bytes | None:
+        return _read_member(name, self.path, self.fd, limit)
+
+    def __enter__(self) -> _Folder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique: parsers disagree on which of two copies wins."""
+    body: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in body:
+            raise _DuplicateKey(f"key {key!r} appears twice")
+        body[key] = value
+    return body
+
+
+def strict_json(data: bytes, failure: str) -> Any:
+    """JSON from UTF-8 bytes with unique keys; any failure is a SnapshotError `failure (why)`."""
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except (ValueError, RecursionError) as exc:  # JSON, UTF-8, duplicate keys, huge ints
+        raise SnapshotError(f"{failure} ({exc})") from None
+
+
+# ------------------------------------------------------------------------- store listing
 def list_versions(store: Path) -> list[str]:
     """Published versions in a store, oldest first (directories with a manifest only)."""
     if not store.is_dir():
@@ -68,7 +333,7 @@ def list_versions(store: Path) -> list[str]:
     found = [
         entry.name
         for entry in store.iterdir()
-        if VERSION_PATTERN.fullmatch(entry.name) and (entry / MANIFEST).is_file()
+        if is_version(entry.name) and (entry / MANIFEST).is_file()
     ]
     return sorted(found, key=version_key)
 
@@ -76,6 +341,43 @@ def list_versions(store: Path) -> list[str]:
 def default_stores() -> list[Path]:
     """Where `load` looks: the local store under BENCHPRESS_HOME, then the bundled one."""
     return [snapshot_store_dir(), bundled_snapshot_dir()]
+
+
+@dataclass(frozen=True)
+class StoreIndex:
+    """A store's `index.json`: its versions and the digest recorded for each (older indexes
+    have no digests)."""
+
+    versions: list[str]
+    digests: dict[str, str]
+
+
+def parse_index(data: bytes, where: str) -> StoreIndex:
+    body = strict_json(data, f"{where}: unreadable {INDEX}")
+    versions = body.get("versions") if isinstance(body, dict) else None
+    if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):
+        raise SnapshotError(f'{where}: {INDEX} must be {{"versions": ["2026.11.30.1", ...]}}')
+    bad = [v for v in versions if not is_version(v)]
+    if bad:
+        raise SnapshotError(f"{where}: {INDEX} lists invalid versions {bad[:3]}")
+    digests = body.get("digests", {})
+    if not isinstance(digests, dict) or not all(
+        isinstance(d, str) and DIGEST_PATTERN.fullmatch(d) for d in digests.values()
+    ):
+        raise SnapshotError(f"{where}: {INDEX} digests must map versions to sha256:<64 hex>")
+    strangers = sorted(set(digests) - set(versions))
+    if strangers:
+        raise SnapshotError(
+            f"{where}: {INDEX} has digests of versions it does not list {strangers[:3]}"
+        )
+    return StoreIndex(sorted(set(versions), key=version_key), dict(digests))
+
+
+def read_index(store: Path) -> StoreIndex | None:
+    """The index at a local store's root, or None when it has none (the bundled snapshots,
+    stores published before the index existed)."""
+    data = read_regular_file(store / INDEX, MAX_INDEX_BYTES)
+    return None if data is None else parse_index(data, str(store))
 
 
 def resolve_version(version: str, stores: list[Path]) -> Path:
@@ -86,7 +388,7 @@ def resolve_version(version: str, stores: list[Path]) -> Path:
     store does not stop every default command."""
     if version == "latest":
         return _newest_valid(stores)
-    version_key(version)  # validates the string before it touches a path
+    check_version(version)  # before it touches a path
     for store in stores:
         candidate = store / version
         if (candidate / MANIFEST).is_file():
@@ -123,6 +425,7 @@ def _newest_valid(stores: list[Path]) -> Path:
     )
 
 
+# ------------------------------------------------------------------------------ manifests
 @dataclass(frozen=True)
 class Snapshot:
     """A loaded, verified snapshot: manifest plus its tables."""
@@ -136,6 +439,8 @@ class Snapshot:
     conflicts: pl.DataFrame
     fit: dict[str, Any]
     residuals: pl.DataFrame | None = None  # leave-one-out check of every fitted cell
+    digest: str = ""  # sha256:<64 hex> of the manifest: pin with f"{version}@{digest}"
+    digest_note: str = ""  # "" when a digest file records it; else why not ("legacy, ...")
 
     @property
     def version(self) -> str:
@@ -156,17 +461,6 @@ def listed_files(manifest: dict[str, Any], where: object) -> list[str]:
     return [name for name in (*DATA_FILES, *OPTIONAL_FILES) if name in names]
 
 
-def read_manifest(directory: Path) -> dict[str, Any]:
-    """The manifest of a snapshot directory (published or staged), checked for shape first:
-    a hand-made or truncated file is a SnapshotError naming it, never an AttributeError."""
-    path = directory / MANIFEST
-    try:
-        manifest = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{path}: unreadable manifest ({exc})") from None
-    return check_manifest(manifest, path)
-
-
 def check_manifest(manifest: object, where: object) -> dict[str, Any]:
     """`manifest` if it has the shape every reader relies on (shared by local and remote
     stores): a JSON object of the supported format listing the data files and their hashes."""
@@ -179,10 +473,14 @@ def check_manifest(manifest: object, where: object) -> dict[str, Any]:
             f"{where}: format_version {manifest.get('format_version')!r} is not supported"
         )
     listed_files(manifest, where)
-    if not all(isinstance(h, str) for h in manifest["files"].values()):
-        raise SnapshotError(f"{where}: manifest file hashes must be strings")
+    if not all(isinstance(h, str) and _HEX64.fullmatch(h) for h in manifest["files"].values()):
+        raise SnapshotError(
+            f"{where}: manifest file hashes must be strings of 64 lowercase hex digits"
+        )
     if not isinstance(manifest.get("content_hash"), str):
         raise SnapshotError(f"{where}: manifest has no content_hash")
+    if not _HEX64.fullmatch(manifest["content_hash"]):
+        raise SnapshotError(f"{where}: manifest content_hash must be 64 lowercase hex digits")
     version = manifest.get("version")  # absent while staged; "as-of-..." for a rebuild
     if "version" in manifest and not (isinstance(version, str) and version):
         raise SnapshotError(f"{where}: manifest has an invalid version {version!r}")
@@ -199,51 +497,212 @@ def expect_version(manifest: dict[str, Any], version: str, where: object) -> Non
         )
 
 
-def read_version_manifest(directory: Path) -> dict[str, Any]:
-    """The manifest of a published version's folder, which must describe that version."""
-    manifest = read_manifest(directory)
-    expect_version(manifest, directory.name, directory.parent)
-    return manifest
+def _label(manifest: dict[str, Any], where: object) -> str:
+    version = manifest.get("version")
+    return f"snapshot {version}" if isinstance(version, str) else str(where)
 
 
-def verify(directory: Path, version: str | None = None) -> dict[str, Any]:
-    """Check every data file against the manifest; raise on any difference (tampering).
+@dataclass(frozen=True)
+class ManifestCheck:
+    """A manifest whose digest matched everything that records it."""
 
-    `version`: the version the folder is expected to hold (a store's folder name); staged and
-    scratch directories have none."""
-    manifest = read_manifest(directory)
+    manifest: dict[str, Any]
+    digest: str  # computed over the canonical manifest
+    in_digest_file: bool  # False: a legacy snapshot, published before digest files
+    in_index: bool  # the store's index.json records it
+
+    @property
+    def note(self) -> str:
+        """Empty normally; for a legacy snapshot, what its digest was checked against."""
+        if self.in_digest_file:
+            return ""
+        if self.in_index:
+            return "legacy, no digest file; the store index records its digest"
+        return "legacy, no recorded digest"
+
+
+def check_digest(
+    manifest: dict[str, Any],
+    where: object,
+    digest_file: str | None,
+    indexed: str | None,
+    pinned: str | None,
+) -> ManifestCheck:
+    """The manifest's digest against the pin, its digest file and the store index (each when
+    given): any edit of any manifest field (counts, quality, parent, a file hash) shows here."""
+    digest = manifest_digest(manifest)
+    label = _label(manifest, where)
+    if pinned is not None and pinned != digest:
+        raise SnapshotError(
+            f"{label}: expected digest {pinned}, found {digest} (not the manifest that was pinned)"
+        )
+    if digest_file is not None and digest_file != digest:
+        raise SnapshotError(
+            f"{label}: {MANIFEST} has digest {digest}, its {DIGEST_FILE} file records "
+            f"{digest_file} (manifest changed after publishing?)"
+        )
+    if indexed is not None and indexed != digest:
+        raise SnapshotError(
+            f"{label}: {MANIFEST} has digest {digest}, the store's {INDEX} records {indexed} "
+            "(manifest changed after publishing?)"
+        )
+    return ManifestCheck(manifest, digest, digest_file is not None, indexed is not None)
+
+
+def _manifest_in(
+    folder: _Folder, version: str | None, pinned: str | None
+) -> tuple[ManifestCheck, bytes, bytes | None]:
+    """(check, manifest bytes, digest file bytes) of an open folder. With `version` (a store's
+    folder), the manifest must describe it and match the digest the store's index records."""
+    path = folder.path / MANIFEST
+    raw = folder.read(MANIFEST, MAX_MANIFEST_BYTES)
+    if raw is None:
+        raise SnapshotError(f"{path}: unreadable manifest (no such file)")
+    manifest = check_manifest(strict_json(raw, f"{path}: unreadable manifest"), path)
+    recorded = folder.read(DIGEST_FILE, MAX_DIGEST_BYTES)
+    written = None if recorded is None else parse_digest_file(recorded, folder.path)
+    indexed = None
     if version is not None:
-        expect_version(manifest, version, directory.parent)
-    recorded: dict[str, str] = manifest["files"]
-    for name, expected in recorded.items():
-        path = directory / name
-        if not path.is_file():
-            raise SnapshotError(f"{directory}: missing {name}")
-        actual = sha256_file(path)
-        if actual != expected:
+        expect_version(manifest, version, folder.path.parent)
+        index = read_index(folder.path.parent)
+        indexed = index.digests.get(version) if index is not None else None
+    return check_digest(manifest, folder.path, written, indexed, pinned), raw, recorded
+
+
+def read_manifest_check(
+    directory: Path, version: str | None = None, pinned: str | None = None
+) -> ManifestCheck:
+    """The manifest of a snapshot directory with its digest checked (see `_manifest_in`)."""
+    with _Folder(directory) as folder:
+        return _manifest_in(folder, version, pinned)[0]
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of a snapshot directory (published or staged), checked for shape and
+    against its digest file: a hand-made, truncated or edited file is a SnapshotError naming
+    it, never an AttributeError nor a silently different figure."""
+    return read_manifest_check(directory).manifest
+
+
+def read_version_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of a published version's folder, which must describe that version and
+    match the digest its store's index records."""
+    return read_manifest_check(directory, directory.name).manifest
+
+
+# -------------------------------------------------------------------------------- verify
+@dataclass(frozen=True)
+class VerifiedSnapshot:
+    """Everything a snapshot folder held, read once and checked: what loading parses and
+    publishing copies, byte for byte."""
+
+    check: ManifestCheck
+    manifest_bytes: bytes
+    digest_file_bytes: bytes | None
+    data: dict[str, bytes]  # every listed file, exactly the bytes that were hashed
+
+
+def verify_snapshot(
+    directory: Path, version: str | None = None, digest: str | None = None
+) -> VerifiedSnapshot:
+    """Read and check a whole snapshot folder; raise on any difference (tampering).
+
+    `version`: the version the folder must hold (a store's folder name; its store's index is
+    consulted); staged and scratch directories have none. `digest`: a pin the manifest must
+    match. The folder may hold nothing but its listed files, the manifest and the digest file,
+    none of them a symlink."""
+    with _Folder(directory) as folder:
+        check, raw, recorded = _manifest_in(folder, version, digest)
+        manifest = check.manifest
+        label = _label(manifest, directory)
+        names = listed_files(manifest, directory)
+        unlisted = sorted(set(folder.names()) - {*names, MANIFEST, DIGEST_FILE})
+        if unlisted:
             raise SnapshotError(
-                f"snapshot {manifest.get('version')}: {name} has sha256 {actual[:12]}..., "
-                f"manifest says {expected[:12]}... (modified after publishing?)"
+                f"{label}: {directory} holds files its manifest does not list: {unlisted} (a "
+                f"version folder holds only its listed files, {MANIFEST} and {DIGEST_FILE})"
             )
-    if content_hash(recorded) != manifest.get("content_hash"):
-        raise SnapshotError(f"{directory}: content hash does not match the file hashes")
-    return manifest
+        hashes: dict[str, str] = manifest["files"]
+        computed = content_hash(hashes)
+        if computed != manifest["content_hash"]:
+            raise SnapshotError(
+                f"{label}: content_hash {manifest['content_hash']} in {MANIFEST} is not the "
+                f"hash over its file hashes, {computed}"
+            )
+        data: dict[str, bytes] = {}
+        for name in names:
+            body = folder.read(name, MAX_FILE_BYTES)
+            if body is None:
+                raise SnapshotError(f"{directory}: missing {name}")
+            actual = hashlib.sha256(body).hexdigest()
+            if actual != hashes[name]:
+                raise SnapshotError(
+                    f"{label}: {name} has sha256 {actual[:12]}..., manifest says "
+                    f"{hashes[name][:12]}... (modified after publishing?)"
+                )
+            data[name] = body
+    return VerifiedSnapshot(check, raw, recorded, data)
 
 
-def load_snapshot(directory: Path) -> Snapshot:
-    manifest = verify(directory)
+def verify(
+    directory: Path, version: str | None = None, digest: str | None = None
+) -> dict[str, Any]:
+    """`verify_snapshot`, returning the verified manifest."""
+    return verify_snapshot(directory, version, digest).check.manifest
+
+
+# --------------------------------------------------------------------------------- load
+T = TypeVar("T")
+_FATAL = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+def _parsed(name: str, data: bytes, parse: Callable[[bytes], T], label: str) -> T:
+    """`parse(data)`; any failure, including a Rust parser's panic (pyo3's PanicException is
+    a BaseException that `except Exception` misses), is a SnapshotError naming the file."""
+    try:
+        return parse(data)
+    except _FATAL:
+        raise
+    except BaseException as exc:  # noqa: BLE001 (see the docstring)
+        detail = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise SnapshotError(
+            f"{label}: {name} cannot be parsed ({type(exc).__name__}: {detail})"
+        ) from None
+
+
+def _parquet(data: bytes) -> pl.DataFrame:
+    return pl.read_parquet(io.BytesIO(data))
+
+
+def _json_object(data: bytes) -> dict[str, Any]:
+    body = json.loads(data.decode("utf-8"))
+    if not isinstance(body, dict):
+        raise ValueError(f"expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def load_snapshot(
+    directory: Path, version: str | None = None, digest: str | None = None
+) -> Snapshot:
+    """A verified snapshot, parsed from exactly the bytes that were verified (see
+    `verify_snapshot` for `version` and `digest`)."""
+    verified = verify_snapshot(directory, version, digest)
+    manifest, data = verified.check.manifest, verified.data
+    label = _label(manifest, directory)
+
+    def table(name: str) -> pl.DataFrame:
+        return _parsed(name, data[name], _parquet, label)
+
     return Snapshot(
         path=directory,
         manifest=manifest,
-        cells=pl.read_parquet(directory / "cells.parquet"),
-        models=pl.read_parquet(directory / "models.parquet"),
-        benchmarks=pl.read_parquet(directory / "benchmarks.parquet"),
-        aliases=pl.read_parquet(directory / "aliases.parquet"),
-        conflicts=pl.read_parquet(directory / "conflicts.parquet"),
-        fit=json.loads((directory / "fit.json").read_text("utf-8")),
-        residuals=(
-            pl.read_parquet(directory / "residuals.parquet")
-            if "residuals.parquet" in manifest["files"]
-            else None
-        ),
+        cells=table("cells.parquet"),
+        models=table("models.parquet"),
+        benchmarks=table("benchmarks.parquet"),
+        aliases=table("aliases.parquet"),
+        conflicts=table("conflicts.parquet"),
+        fit=_parsed("fit.json", data["fit.json"], _json_object, label),
+        residuals=table("residuals.parquet") if "residuals.parquet" in data else None,
+        digest=verified.check.digest,
+        digest_note=verified.check.note,
     )

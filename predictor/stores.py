@@ -4,12 +4,15 @@
 `s3`: obstore, one self-contained wheel, no botocore/aiohttp stack to pin against the pipeline's)
 and a read-only `https://` base where a store directory is served as static files (stdlib urllib,
 so no new hard dependency; plain `http://` only on loopback, for tests). A store is the layout of
-`predictor.snapshots` plus `index.json` at its root (`{"versions": [...]}`), the only way to list
-a static http store.
+`predictor.snapshots` plus `index.json` at its root (`{"versions": [...], "digests": {version:
+"sha256:..."}}`), the only way to list a static http store. The index records each version's
+manifest digest when it is first indexed and keeps it: a manifest edited later no longer
+matches, on every read.
 
 Remote versions are downloaded once into `$BENCHPRESS_HOME/cache/<store-id>/<version>/` (verified
-in a scratch directory, then renamed into place), so a pinned consumer keeps working offline: a
-cached version is served without touching the network. `latest` lists the store, and falls back
+in a scratch directory, then renamed into place; the cache's own `index.json` records the digest
+that was verified), so a pinned consumer keeps working offline: a cached version is served
+without touching the network. `latest` lists the store, and falls back
 to the newest cached version with a `StaleSnapshotWarning` when the store cannot be reached.
 """
 
@@ -30,7 +33,7 @@ import urllib.error
 import urllib.request
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar
@@ -38,24 +41,36 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from predictor.paths import benchpress_home
 from predictor.snapshots import (
+    DIGEST_FILE,
     FORMAT_VERSION,
+    INDEX,
     MANIFEST,
-    VERSION_PATTERN,
+    MAX_DIGEST_BYTES,
+    MAX_INDEX_BYTES,
+    MAX_MANIFEST_BYTES,
+    ManifestCheck,
     SnapshotError,
+    StoreIndex,
+    VerifiedSnapshot,
+    check_digest,
     check_manifest,
+    check_version,
     expect_version,
+    is_version,
     list_versions,
     listed_files,
-    read_version_manifest,
+    parse_digest_file,
+    parse_index,
+    read_index,
+    read_manifest_check,
     resolve_version,
+    strict_json,
     verify,
+    verify_snapshot,
     version_key,
 )
+from predictor.snapshots import MAX_FILE_BYTES as MAX_FILE_BYTES
 
-INDEX = "index.json"
-MAX_FILE_BYTES = 512 * 1024 * 1024  # one data file; a snapshot today is ~200 KB
-MAX_MANIFEST_BYTES = 1024 * 1024
-MAX_INDEX_BYTES = 8 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0  # connect, and each read: a stalled transfer fails within this
 DEADLINE_SECONDS = 600.0  # whole download of one object: a trickling one fails too
 RETRIES = 2  # extra attempts on connection errors, timeouts, 5xx and 429
@@ -81,16 +96,6 @@ class _Exists(SnapshotError):
     """A create-only write found the object already there."""
 
 
-def check_version(version: str) -> str:
-    """Validate a version string before it is used in any path, key or URL (no traversal).
-
-    `version_key` alone accepts a trailing newline (`$`), so the full match is checked too."""
-    if not isinstance(version, str) or not VERSION_PATTERN.fullmatch(version):
-        version_key(str(version))  # the usual message for the usual mistakes
-        raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
-    return version
-
-
 def redact(uri: str) -> str:
     """The URI without user:password, for messages and files."""
     parts = urlsplit(uri)
@@ -106,33 +111,54 @@ def store_id(identity: str) -> str:
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
 
-def _index_bytes(versions: Iterable[str]) -> bytes:
-    ordered = sorted((check_version(v) for v in versions), key=version_key)
-    body = {"format_version": FORMAT_VERSION, "versions": ordered}
+def _index_bytes(versions: Iterable[str], digests: Mapping[str, str]) -> bytes:
+    ordered = sorted({check_version(v) for v in versions}, key=version_key)
+    body = {
+        "format_version": FORMAT_VERSION,
+        "versions": ordered,
+        "digests": {v: digests[v] for v in ordered if v in digests},
+    }
     return (json.dumps(body, indent=2) + "\n").encode()
 
 
-def _parse_index(data: bytes, where: str) -> list[str]:
-    try:
-        body = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{where}: unreadable {INDEX} ({exc})") from None
-    versions = body.get("versions") if isinstance(body, dict) else None
-    if not isinstance(versions, list) or not all(isinstance(v, str) for v in versions):
-        raise SnapshotError(f'{where}: {INDEX} must be {{"versions": ["2026.11.30.1", ...]}}')
-    bad = [v for v in versions if not VERSION_PATTERN.fullmatch(v)]
-    if bad:
-        raise SnapshotError(f"{where}: {INDEX} lists invalid versions {bad[:3]}")
-    return sorted(set(versions), key=version_key)
+def _index_digests(
+    versions: Iterable[str],
+    recorded: Mapping[str, str],
+    fresh: Mapping[str, str] | None,
+    digest_of: Any,
+) -> dict[str, str]:
+    """version -> digest for an index: just published (`fresh`), else as recorded before (a
+    version is immutable, so its recorded digest is kept), else read now (`digest_of(version)`;
+    a version whose manifest does not check out gets none, and verify reports it)."""
+    digests = {}
+    for version in versions:
+        if fresh and version in fresh:
+            digests[version] = fresh[version]
+        elif version in recorded:
+            digests[version] = recorded[version]
+        else:
+            with contextlib.suppress(SnapshotError):
+                digests[version] = digest_of(version)
+    return digests
 
 
-def write_index(store_dir: Path) -> Path:
-    """(Re)write `index.json` of a local store from its directory listing.
+def write_index(store_dir: Path, fresh: Mapping[str, str] | None = None) -> Path:
+    """(Re)write `index.json` of a local store from its directory listing, recording each
+    version's digest (`fresh`: digests of versions just published there).
 
-    Deterministic bytes, rewritten only when the listing changed (atomic replace), so a store
-    synced or hosted as static files can be listed by http consumers."""
+    Deterministic bytes, rewritten only when they change (atomic replace), so a store synced or
+    hosted as static files can be listed by http consumers. An unreadable index is an error
+    naming it, never silently replaced."""
     path = store_dir / INDEX
-    data = _index_bytes(list_versions(store_dir))
+    previous = read_index(store_dir)
+    versions = list_versions(store_dir)
+    digests = _index_digests(
+        versions,
+        previous.digests if previous is not None else {},
+        fresh,
+        lambda v: read_manifest_check(store_dir / v, v).digest,
+    )
+    data = _index_bytes(versions, digests)
     if path.is_file() and path.read_bytes() == data:
         return path
     store_dir.mkdir(parents=True, exist_ok=True)
@@ -150,13 +176,23 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _publishable(local_version_dir: Path) -> tuple[str, dict[str, Any]]:
-    """A verified, published (versioned) local snapshot: its version and manifest."""
-    manifest = verify(local_version_dir)
-    version = manifest.get("version")
+def _publishable(local_version_dir: Path) -> tuple[str, VerifiedSnapshot]:
+    """A verified, published (versioned) local snapshot: its version and what it holds (the
+    bytes that were verified are the bytes that are copied)."""
+    verified = verify_snapshot(local_version_dir)
+    version = verified.check.manifest.get("version")
     if not isinstance(version, str):
         raise SnapshotError(f"{local_version_dir}: manifest has no version (staged, not published)")
-    return check_version(version), manifest
+    return check_version(version), verified
+
+
+def _members(verified: VerifiedSnapshot) -> list[tuple[str, bytes]]:
+    """(name, bytes) of a version folder in publishing order: data, digest file, manifest
+    (last: readers only trust a version with a manifest)."""
+    members = list(verified.data.items())
+    if verified.digest_file_bytes is not None:
+        members.append((DIGEST_FILE, verified.digest_file_bytes))
+    return [*members, (MANIFEST, verified.manifest_bytes)]
 
 
 class SnapshotStore(ABC):
@@ -170,12 +206,18 @@ class SnapshotStore(ABC):
         """Published versions, oldest first (remote stores: needs the network)."""
 
     @abstractmethod
-    def fetch(self, version: str) -> Path:
-        """A verified local directory holding `version` (a remote one is cached first)."""
+    def fetch(self, version: str, digest: str | None = None) -> Path:
+        """A verified local directory holding `version` (a remote one is cached first), whose
+        manifest has `digest` when one is pinned."""
 
     @abstractmethod
+    def read_manifest_check(self, version: str) -> ManifestCheck:
+        """A version's manifest, its digest checked, without downloading its data (listings;
+        the data files are not verified)."""
+
     def read_manifest(self, version: str) -> dict[str, Any]:
-        """A version's manifest without downloading its data (for listings; not verified)."""
+        """`read_manifest_check(version).manifest`."""
+        return self.read_manifest_check(version).manifest
 
     def cached_versions(self) -> list[str]:
         """Versions available without the network."""
@@ -185,14 +227,14 @@ class SnapshotStore(ABC):
         """Copy a published local snapshot into this store; refuses to overwrite a version."""
         raise SnapshotError(f"{self.uri} is a read-only snapshot store")
 
-    def write_index(self) -> None:
+    def write_index(self, fresh: Mapping[str, str] | None = None) -> None:
         """Rewrite the store's `index.json` from its authoritative listing."""
         raise SnapshotError(f"{self.uri} is a read-only snapshot store")
 
-    def resolve(self, version: str = "latest") -> Path:
+    def resolve(self, version: str = "latest", digest: str | None = None) -> Path:
         """`fetch` a pinned version, or the newest for "latest" (cached newest if unreachable)."""
         if version != "latest":
-            return self.fetch(version)
+            return self.fetch(version, digest)
         try:
             versions = self.list_versions()
         except StoreUnreachable as exc:
@@ -235,38 +277,38 @@ class LocalStore(SnapshotStore):
         if not self.root.is_dir():
             raise SnapshotError(f"snapshot store {self.uri} does not exist or is not a directory")
 
-    def resolve(self, version: str = "latest") -> Path:
+    def resolve(self, version: str = "latest", digest: str | None = None) -> Path:
         """As `SnapshotStore.resolve`, but "latest" passes over versions whose manifest is
         broken (with a `BrokenSnapshotWarning`), as loading from the default stores does."""
         if version != "latest":
-            return self.fetch(version)
+            return self.fetch(version, digest)
         self.require_root()
         directory = resolve_version("latest", [self.root])
         verify(directory, directory.name)
         return directory
 
-    def fetch(self, version: str) -> Path:
+    def fetch(self, version: str, digest: str | None = None) -> Path:
         self.require_root()
         directory = resolve_version(check_version(version), [self.root])
-        verify(directory, version)
+        verify(directory, version, digest)
         return directory
 
-    def read_manifest(self, version: str) -> dict[str, Any]:
-        return read_version_manifest(self.root / check_version(version))
+    def read_manifest_check(self, version: str) -> ManifestCheck:
+        return read_manifest_check(self.root / check_version(version), version)
 
     def publish_dir(self, local_version_dir: Path) -> str:
-        version, manifest = _publishable(local_version_dir)
-        files = listed_files(manifest, local_version_dir)
+        version, verified = _publishable(local_version_dir)
         target = self.root / version
         if target.exists():
             raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
         self.root.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".publishing-{version}-", dir=self.root))
+        members = _members(verified)
         try:
-            for name in [*files, MANIFEST]:  # manifest last, as in the remote stores
-                shutil.copyfile(local_version_dir / name, scratch / name)
+            for name, data in members:  # manifest last, as in the remote stores
+                (scratch / name).write_bytes(data)
             verify(scratch)
-            for name in [*files, MANIFEST]:
+            for name, _ in members:
                 (scratch / name).chmod(0o444)
             scratch.chmod(0o755)
             os.rename(scratch, target)  # atomic; fails if the version appeared meanwhile
@@ -275,11 +317,11 @@ class LocalStore(SnapshotStore):
         finally:
             if scratch.exists():
                 _remove_tree(scratch)
-        write_index(self.root)
+        write_index(self.root, {version: verified.check.digest})
         return version
 
-    def write_index(self) -> None:
-        write_index(self.root)
+    def write_index(self, fresh: Mapping[str, str] | None = None) -> None:
+        write_index(self.root, fresh)
 
 
 class RemoteStore(SnapshotStore):
@@ -288,6 +330,7 @@ class RemoteStore(SnapshotStore):
     def __init__(self, uri: str, identity: str, cache_root: Path | None) -> None:
         self.uri = redact(uri)
         self.cache_dir = (cache_root or benchpress_home() / "cache") / store_id(identity)
+        self._index_read: StoreIndex | None = None  # the store's index.json, once read
 
     # transport primitives ------------------------------------------------------------------
     @abstractmethod
@@ -322,34 +365,73 @@ class RemoteStore(SnapshotStore):
         self._copy(key, sink, limit)
         return sink.getvalue()
 
+    def _read_index(self) -> StoreIndex | None:
+        """The store's index.json now (None when it has none)."""
+        try:
+            data = self._read(INDEX, MAX_INDEX_BYTES)
+        except _Missing:
+            return None
+        self._index_read = parse_index(data, self.uri)
+        return self._index_read
+
+    def _indexed_digest(self, version: str) -> str | None:
+        """The digest the store's index records for `version` (read again when the copy read
+        earlier predates the version)."""
+        index = self._index_read
+        if index is None or version not in index.digests:
+            index = self._read_index()
+        return index.digests.get(version) if index is not None else None
+
+    def _digest_file(self, version: str) -> bytes | None:
+        """A version's digest file, or None for a legacy version that has none."""
+        try:
+            return self._read(f"{version}/{DIGEST_FILE}", MAX_DIGEST_BYTES)
+        except _Missing:
+            return None
+
     def cached_versions(self) -> list[str]:
         return list_versions(self.cache_dir)
 
-    def read_manifest(self, version: str) -> dict[str, Any]:
+    def read_manifest_check(self, version: str) -> ManifestCheck:
         check_version(version)
         if (self.cache_dir / version / MANIFEST).is_file():
-            return read_version_manifest(self.cache_dir / version)
+            return read_manifest_check(self.cache_dir / version, version)
         try:
             data = self._read(f"{version}/{MANIFEST}", MAX_MANIFEST_BYTES)
         except _Missing:
             raise SnapshotError(f"snapshot {version} not found in {self.uri}") from None
-        return self._parse_manifest(data, version)
+        return self._check_remote(self._parse_manifest(data, version), version, None)[0]
+
+    def _check_remote(
+        self, manifest: dict[str, Any], version: str, pinned: str | None
+    ) -> tuple[ManifestCheck, bytes | None]:
+        """A remote manifest's digest against the pin, its digest file and the store's index
+        (and the cache's index: a version cached once must come back the same)."""
+        where = f"{self.uri}: {version}"
+        recorded = self._digest_file(version)
+        written = None if recorded is None else parse_digest_file(recorded, where)
+        check = check_digest(manifest, where, written, self._indexed_digest(version), pinned)
+        cached = read_index(self.cache_dir) if self.cache_dir.is_dir() else None
+        before = cached.digests.get(version) if cached is not None else None
+        if before is not None and before != check.digest:
+            raise SnapshotError(
+                f"snapshot {version} in {self.uri}: manifest digest {check.digest} is not the "
+                f"{before} cached from this store before (changed after publishing?); nothing "
+                "was cached"
+            )
+        return check, recorded
 
     def _parse_manifest(self, data: bytes, version: str) -> dict[str, Any]:
-        try:
-            manifest = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise SnapshotError(f"{self.uri}: unreadable manifest of {version} ({exc})") from None
+        manifest = strict_json(data, f"{self.uri}: unreadable manifest of {version}")
         check_manifest(manifest, f"{self.uri}: manifest of {version}")
         expect_version(manifest, version, self.uri)
         return manifest
 
-    def fetch(self, version: str) -> Path:
+    def fetch(self, version: str, digest: str | None = None) -> Path:
         target = self.cache_dir / check_version(version)
         if (target / MANIFEST).is_file():  # pinned and cached: no network at all
             try:
-                verify(target, version)
-                return target
+                cached = verify_snapshot(target, version).check
             except SnapshotError as exc:
                 warnings.warn(
                     f"cached snapshot {version} at {target} failed verification ({exc}); "
@@ -358,9 +440,12 @@ class RemoteStore(SnapshotStore):
                     stacklevel=2,
                 )
                 _remove_tree(target)
-        return self._download(version, target)
+            else:  # a wrong pin is the caller's mistake, not a broken cache: no download
+                check_digest(cached.manifest, target, None, None, digest)
+                return target
+        return self._download(version, target, digest)
 
-    def _download(self, version: str, target: Path) -> Path:
+    def _download(self, version: str, target: Path, pinned: str | None) -> Path:
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".fetch-{version}-", dir=self.cache_dir))
         try:
@@ -369,6 +454,7 @@ class RemoteStore(SnapshotStore):
             except _Missing:
                 raise SnapshotError(self._not_found(version)) from None
             manifest = self._parse_manifest(raw, version)
+            check, recorded = self._check_remote(manifest, version, pinned)  # before any data
             for name in listed_files(manifest, f"{self.uri}: {version}"):
                 with (scratch / name).open("wb") as sink:
                     try:
@@ -384,8 +470,10 @@ class RemoteStore(SnapshotStore):
                         f"manifest says {expected[:12]}... (corrupted or modified in the store); "
                         "nothing was cached"
                     )
+            if recorded is not None:
+                (scratch / DIGEST_FILE).write_bytes(recorded)
             (scratch / MANIFEST).write_bytes(raw)  # last: a cache dir with a manifest is whole
-            verify(scratch)
+            verify(scratch, digest=check.digest)
             for path in scratch.iterdir():
                 path.chmod(0o444)
             scratch.chmod(0o755)
@@ -397,7 +485,8 @@ class RemoteStore(SnapshotStore):
             except OSError:
                 if not (target / MANIFEST).is_file():  # not a concurrent fetch that won
                     raise
-                verify(target, version)
+                verify(target, version, check.digest)
+            write_index(self.cache_dir, {version: check.digest})  # what later loads check
             return target
         finally:
             if scratch.exists():
@@ -420,38 +509,47 @@ class RemoteStore(SnapshotStore):
     def publish_dir(self, local_version_dir: Path) -> str:
         if not self.writable:
             raise SnapshotError(f"{self.uri} is a read-only snapshot store")
-        version, manifest = _publishable(local_version_dir)
+        version, verified = _publishable(local_version_dir)
         if self._exists(f"{version}/{MANIFEST}"):
             raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
-        # data first: readers only trust a version with a manifest
-        for name in listed_files(manifest, local_version_dir):
-            self._put_data(f"{version}/{name}", local_version_dir / name)
+        # data first, then the digest file: readers only trust a version with a manifest
+        *members, (_, manifest_bytes) = _members(verified)
+        for name, data in members:
+            self._put_data(f"{version}/{name}", data)
         try:
-            self._put(f"{version}/{MANIFEST}", local_version_dir / MANIFEST, create=True)
+            self._put(f"{version}/{MANIFEST}", manifest_bytes, create=True)
         except _Exists:
             raise SnapshotError(
                 f"refusing to overwrite snapshot {version} in {self.uri} (published meanwhile)"
             ) from None
-        self.write_index()
+        self.write_index({version: verified.check.digest})
         return version
 
-    def _put_data(self, key: str, path: Path) -> None:
+    def _put_data(self, key: str, data: bytes) -> None:
         """Create-only upload; an identical leftover of an interrupted publish is accepted."""
         try:
-            self._put(key, path, create=True)
+            self._put(key, data, create=True)
         except _Exists:
             remote = hashlib.sha256(self._read(key, MAX_FILE_BYTES)).hexdigest()
-            local = hashlib.sha256(path.read_bytes()).hexdigest()
-            if remote != local:
+            if remote != hashlib.sha256(data).hexdigest():
                 raise SnapshotError(
                     f"{self.uri}: {key} already exists with different content and no manifest; "
                     "another publisher is using this version, or remove the leftover"
                 ) from None
 
-    def write_index(self) -> None:
+    def write_index(self, fresh: Mapping[str, str] | None = None) -> None:
         if not self.writable:
             raise SnapshotError(f"{self.uri} is a read-only snapshot store")
-        self._put(INDEX, _index_bytes(self.list_versions()), create=False)
+        versions = self.list_versions()
+        previous = self._read_index()
+        digests = _index_digests(
+            versions,
+            previous.digests if previous is not None else {},
+            fresh,
+            lambda v: self.read_manifest_check(v).digest,
+        )
+        self._put(INDEX, _index_bytes(versions, digests), create=False)
+        self._index_read = StoreIndex(versions, digests)
 
 
 # ------------------------------------------------------------------------------------------ http
@@ -544,7 +642,8 @@ class HttpStore(RemoteStore):
                 f"{self.uri} has no {INDEX}: not a snapshot store, or its publisher predates "
                 "the index (run warehouse.remote.sync_store or predictor.stores.write_index)"
             ) from None
-        return _parse_index(data, self.uri)
+        self._index_read = parse_index(data, self.uri)
+        return self._index_read.versions
 
 
 # -------------------------------------------------------------------------------------------- s3
@@ -656,7 +755,7 @@ class S3Store(RemoteStore):
             for batch in self._obs.list(self._store):
                 for meta in batch:
                     version, _, name = str(meta["path"]).partition("/")
-                    if name == MANIFEST and VERSION_PATTERN.fullmatch(version):
+                    if name == MANIFEST and is_version(version):
                         found.append(version)
         except Exception as exc:
             raise self._error("", exc) from None

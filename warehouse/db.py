@@ -1,4 +1,10 @@
-"""Open the DuckDB warehouse and bring its schema up to date with versioned migrations."""
+"""Open the DuckDB warehouse and bring its schema up to date with versioned migrations.
+
+The warehouse is the local file `warehouse.duckdb` in the home (the default), or with
+BENCHPRESS_WAREHOUSE=ducklake a DuckLake lakehouse shared by several machines
+(`warehouse.ducklake`); `connect` hands out either as a DuckDB connection, so the modules that
+read and write the tables do not know which it is.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from pathlib import Path
 import duckdb
 
 from predictor.paths import warehouse_path
+from warehouse.ducklake import lake_connection, lake_ddl, lake_of, warehouse_backend
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 # DuckDB lets one process hold the file for writing, and a reader in another process (warehouse
@@ -32,16 +39,24 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Apply pending migrations, each in its own transaction; returns the names applied."""
+    """Apply pending migrations, each in its own transaction; returns the names applied.
+
+    On the DuckLake warehouse each runs as `lake_ddl` rewrites it (no keys, indexes or
+    sequences there; its sequences are made in the catalog's PostgreSQL)."""
+    lake = lake_of(con)
+    key = "NOT NULL" if lake is not None else "PRIMARY KEY"
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"
+        f" version INTEGER {key}, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"
     )
     done = {row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()}
     applied = []
     for version, name, sql in migrations():
         if version in done:
             continue
+        if lake is not None:
+            sql, sequences = lake_ddl(sql)
+            lake.create_sequences(sequences)  # IF NOT EXISTS: a failed attempt left them
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(sql)
@@ -58,7 +73,16 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
 def connect(
     path: Path | str | None = None, read_only: bool = False
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A migrated connection to the warehouse file (created on first write)."""
+    """A migrated connection to the warehouse file (created on first write).
+
+    With BENCHPRESS_WAREHOUSE=ducklake, a connection to the shared lake instead (`path` is
+    not used): a writer holds the lake's write lock until the block ends."""
+    if warehouse_backend() == "ducklake":
+        with lake_connection(read_only) as con:
+            if not read_only:
+                migrate(con)
+            yield con
+        return
     target = Path(path) if path else warehouse_path()
     if not read_only:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -70,6 +94,28 @@ def connect(
         yield con
     finally:
         con.close()
+
+
+def next_id(con: duckdb.DuckDBPyConnection, sequence: str) -> int:
+    """The next value of one of the migrations' sequences (`payload_ids`, `fetch_ids`,
+    `parse_ids`): DuckDB's own in the local file, the catalog's PostgreSQL sequence on the lake
+    (unique across machines)."""
+    lake = lake_of(con)
+    if lake is not None:
+        return lake.next_id(sequence)
+    if not re.fullmatch(r"[a-z_]+", sequence):
+        raise ValueError(f"not a sequence name: {sequence!r}")
+    return int(con.execute(f"SELECT nextval('{sequence}')").fetchone()[0])
+
+
+def warehouse_location() -> str:
+    """Where the warehouse is, for messages: the file, or the lake's catalog and data path."""
+    if warehouse_backend() == "ducklake":
+        from warehouse.ducklake import lake_settings
+
+        settings = lake_settings()
+        return f"the DuckLake at {settings.where} (data in {settings.data_path})"
+    return str(warehouse_path())
 
 
 def open_waiting(

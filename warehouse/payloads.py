@@ -8,7 +8,7 @@ from datetime import datetime
 
 import duckdb
 
-from warehouse.db import transaction
+from warehouse.db import next_id, transaction
 
 
 @dataclass(frozen=True)
@@ -64,11 +64,13 @@ def archive_payload(
     if previous is not None and previous.sha256 == digest:
         return previous.payload_id, False
     with transaction(con):
-        row = con.execute(
-            "INSERT INTO raw_payloads (source, url, transport, status, fetched_at, sha256,"
-            " size_bytes, etag, last_modified, content_type, content)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING payload_id",
+        payload_id = next_id(con, "payload_ids")
+        con.execute(
+            "INSERT INTO raw_payloads (payload_id, source, url, transport, status, fetched_at,"
+            " sha256, size_bytes, etag, last_modified, content_type, content)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
+                payload_id,
                 source,
                 url,
                 transport,
@@ -81,9 +83,8 @@ def archive_payload(
                 content_type,
                 content,
             ],
-        ).fetchone()
-    assert row is not None
-    return int(row[0]), True
+        )
+    return payload_id, True
 
 
 def log_fetch(
@@ -95,9 +96,9 @@ def log_fetch(
     error: str | None = None,
 ) -> None:
     con.execute(
-        "INSERT INTO fetch_log (source, started_at, outcome, payload_ids, error)"
-        " VALUES (?, ?, ?, ?, ?)",
-        [source, started_at, outcome, payload_ids, error],
+        "INSERT INTO fetch_log (fetch_id, source, started_at, outcome, payload_ids, error)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [next_id(con, "fetch_ids"), source, started_at, outcome, payload_ids, error],
     )
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 import duckdb
 import polars as pl
 
-from warehouse.db import transaction
+from warehouse.db import next_id, transaction
 
 
 def utc(frame: pl.DataFrame) -> pl.DataFrame:
@@ -64,11 +64,13 @@ def record_parse(
 ) -> int:
     """Store one parse and its rows in a single transaction (all rows or none)."""
     with transaction(con):
-        parse_id = con.execute(
-            "INSERT INTO parses (source, payload_set_sha, payload_ids, fetched_at, parsed_at,"
-            " parser_version, status, n_rows, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " RETURNING parse_id",
+        parse_id = next_id(con, "parse_ids")
+        con.execute(
+            "INSERT INTO parses (parse_id, source, payload_set_sha, payload_ids, fetched_at,"
+            " parsed_at, parser_version, status, n_rows, error)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
+                parse_id,
                 source,
                 set_sha,
                 payload_ids,
@@ -79,7 +81,7 @@ def record_parse(
                 rows.height if rows is not None else None,
                 error,
             ],
-        ).fetchone()[0]
+        )
         if rows is not None and rows.height:
             frame = rows.with_columns(pl.lit(parse_id, pl.Int64).alias("parse_id"))
             con.register("incoming_rows", frame.to_arrow())
@@ -104,22 +106,26 @@ def confirm_parse(
     A leaderboard that goes back to earlier bytes is a change like any other; reusing the old
     parse as it was would leave a parse of newer, different bytes current."""
     with transaction(con):
-        parse_id = con.execute(
-            "INSERT INTO parses (source, payload_set_sha, payload_ids, fetched_at, parsed_at,"
-            " parser_version, status, n_rows, error)"
-            " SELECT source, payload_set_sha, ?, ?, ?, parser_version, status, n_rows, error"
-            " FROM parses WHERE parse_id = ? AND status = 'ok' RETURNING parse_id",
-            [payload_ids, fetched_at, parsed_at, earlier],
-        ).fetchone()
-        if parse_id is None:
+        found = con.execute(
+            "SELECT count(*) FROM parses WHERE parse_id = ? AND status = 'ok'", [earlier]
+        ).fetchone()[0]
+        if not found:
             raise ValueError(f"parse {earlier} is not a successful parse")
+        parse_id = next_id(con, "parse_ids")
+        con.execute(
+            "INSERT INTO parses (parse_id, source, payload_set_sha, payload_ids, fetched_at,"
+            " parsed_at, parser_version, status, n_rows, error)"
+            " SELECT ?, source, payload_set_sha, ?, ?, ?, parser_version, status, n_rows, error"
+            " FROM parses WHERE parse_id = ? AND status = 'ok'",
+            [parse_id, payload_ids, fetched_at, parsed_at, earlier],
+        )
         con.execute(
             "INSERT INTO source_scores BY NAME"
             " SELECT * EXCLUDE (parse_id), ?::BIGINT AS parse_id FROM source_scores"
             " WHERE parse_id = ?",
-            [parse_id[0], earlier],
+            [parse_id, earlier],
         )
-    return int(parse_id[0])
+    return parse_id
 
 
 def _current(as_of: datetime | None) -> tuple[str, list[object]]:

@@ -3,8 +3,10 @@
 Staging writes the data files to a directory named by their content hash; publishing copies a
 staged, checked directory into the store under a new calendar version, atomically (write to a
 temporary name, then rename), refusing to overwrite and publishing nothing when the content
-equals the newest published snapshot. The publish gate's records (which run staged what, and
-each blocking check's verdict on it) are kept in the warehouse by the functions at the end.
+equals the newest published snapshot. Every manifest is written with its `digest` file, and the
+store's index records the digest of each version published there. The publish gate's records
+(which run staged what, and each blocking check's verdict on it) are kept in the warehouse by
+the functions at the end.
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ import polars as pl
 from predictor.paths import bundled_snapshot_dir
 from predictor.snapshots import (
     DATA_FILES,
+    DIGEST_FILE,
     FORMAT_VERSION,
     MANIFEST,
     SnapshotError,
     content_hash,
+    digest_file_bytes,
     list_versions,
     listed_files,
+    manifest_digest,
     read_manifest,
     sha256_file,
     verify,
@@ -77,6 +82,18 @@ def write_tables(tables: SnapshotTables, directory: Path) -> dict[str, str]:
     return {name: sha256_file(directory / name) for name in names}
 
 
+def write_manifest(directory: Path, manifest: dict[str, Any]) -> str:
+    """Write `manifest.json` and its `digest` file; returns the digest (`sha256:<64 hex>`).
+
+    The digest is taken over the manifest as read back from the text written, so it is what
+    every reader computes."""
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    digest = manifest_digest(json.loads(text))
+    (directory / DIGEST_FILE).write_bytes(digest_file_bytes(digest))
+    (directory / MANIFEST).write_text(text, "utf-8")
+    return digest
+
+
 def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> tuple[str, Path]:
     """Write tables to `staging_root/<content_hash>/` with a draft manifest (no version yet)."""
     scratch = staging_root / f".tmp-{os.getpid()}-{datetime.now(UTC).timestamp():.0f}"
@@ -85,7 +102,7 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
     hashes = write_tables(tables, scratch)
     digest = content_hash(hashes)
     draft = {"format_version": FORMAT_VERSION, "content_hash": digest, "files": hashes, **facts}
-    (scratch / MANIFEST).write_text(json.dumps(draft, indent=2, sort_keys=True) + "\n", "utf-8")
+    write_manifest(scratch, draft)
     target = staging_root / digest
     if target.exists():
         shutil.rmtree(scratch)
@@ -95,7 +112,8 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
 
 
 def next_version(taken: Iterable[str], today: date) -> str:
-    """Today's next free calendar version (`YYYY.MM.DD.N`) given the version names `taken`."""
+    """Today's next free calendar version (`YYYY.MM.DD.N`, the one canonical spelling:
+    `predictor.snapshots.VERSION_PATTERN`) given the version names `taken`."""
     prefix = f"{today.year}.{today.month:02d}.{today.day:02d}"
     same_day = [
         version_key(v)[3] for v in taken if version_key(v)[:3] == version_key(prefix + ".1")[:3]
@@ -118,9 +136,9 @@ def _hashes_elsewhere(stores: Sequence[Path]) -> dict[str, str]:
 
 def _seal(version_dir: Path) -> None:
     """Published files are read-only (immutability is also checked by hash on every load)."""
-    for name in [*listed_files(read_manifest(version_dir), version_dir), MANIFEST]:
+    for name in [*listed_files(read_manifest(version_dir), version_dir), DIGEST_FILE, MANIFEST]:
         path = version_dir / name
-        if path.stat().st_mode & 0o222:
+        if path.is_file() and path.stat().st_mode & 0o222:
             with contextlib.suppress(PermissionError):  # someone else's store: leave it
                 path.chmod(0o444)
 
@@ -132,6 +150,7 @@ class PublishResult:
     path: Path
     content_hash: str
     parent: str | None
+    digest: str = ""  # the manifest's digest: pin with f"{version}@{digest}"
 
 
 def publish(
@@ -157,7 +176,14 @@ def publish(
         if latest.get("content_hash") == draft["content_hash"]:
             _seal(store / parent)  # a publish killed after its rename left them writable
             write_index(store)  # stores published before index.json existed get one
-            return PublishResult(parent, False, store / parent, draft["content_hash"], None)
+            return PublishResult(
+                parent,
+                False,
+                store / parent,
+                draft["content_hash"],
+                None,
+                manifest_digest(latest),
+            )
     if elsewhere is None:
         elsewhere = [d for d in (bundled_snapshot_dir(),) if d.resolve() != store.resolve()]
     others = _hashes_elsewhere(elsewhere)
@@ -191,12 +217,14 @@ def publish(
         "parent": parent,
         "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (scratch / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", "utf-8")
-    verify(scratch)
+    digest = write_manifest(scratch, manifest)
+    verify(scratch, digest=digest)
     os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile
     _seal(target)
-    write_index(store)  # {"versions": [...]}: how static (https) mirrors of the store are listed
-    return PublishResult(version, True, target, draft["content_hash"], parent)
+    # {"versions": [...], "digests": {...}}: how static (https) mirrors of the store are listed,
+    # and the record a manifest edited later is checked against
+    write_index(store, {version: digest})
+    return PublishResult(version, True, target, draft["content_hash"], parent, digest)
 
 
 # ------------------------------------------------------------------ the publish gate's records
@@ -235,14 +263,16 @@ def record_staging(
     when = staged_at or datetime.now(UTC)
     figures_json = json.dumps(figures, sort_keys=True)
     drift_json = json.dumps(drift, sort_keys=True) if drift is not None else None
-    with transaction(con):
+    with transaction(con):  # replace by key: delete, then insert (the shared lake has no keys)
+        con.execute("DELETE FROM staged_snapshots WHERE content_hash = ?", [digest])
         con.execute(
-            "INSERT OR REPLACE INTO staged_snapshots"
+            "INSERT INTO staged_snapshots"
             " (content_hash, staged_at, path, figures, drift, run_id) VALUES (?, ?, ?, ?, ?, ?)",
             [digest, when, path_name, figures_json, drift_json, run_id],
         )
+        con.execute("DELETE FROM staging_runs WHERE run_id = ?", [run_id])
         con.execute(
-            "INSERT OR REPLACE INTO staging_runs"
+            "INSERT INTO staging_runs"
             " (run_id, content_hash, staged_at, figures, drift) VALUES (?, ?, ?, ?, ?)",
             [run_id, digest, when, figures_json, drift_json],
         )
@@ -283,7 +313,11 @@ def record_check(con: duckdb.DuckDBPyConnection, record: CheckRecord) -> None:
     """Store one check evaluation (replacing an earlier one of the same run and check)."""
     with transaction(con):
         con.execute(
-            "INSERT OR REPLACE INTO check_results (run_id, check_name, asset_key, content_hash,"
+            "DELETE FROM check_results WHERE run_id = ? AND check_name = ?",
+            [record.run_id, record.check_name],
+        )
+        con.execute(
+            "INSERT INTO check_results (run_id, check_name, asset_key, content_hash,"
             " passed, accepted, description, evaluated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 record.run_id,
@@ -332,8 +366,9 @@ def record_publish(
 ) -> None:
     """Log a successful publish step with the parses it published from."""
     with transaction(con):
+        con.execute("DELETE FROM publish_log WHERE run_id = ?", [run_id])
         con.execute(
-            "INSERT OR REPLACE INTO publish_log"
+            "INSERT INTO publish_log"
             " (run_id, version, content_hash, published, logged_at, parses)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             [

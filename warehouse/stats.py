@@ -6,16 +6,22 @@ from pathlib import Path
 from typing import Any
 
 from predictor.paths import warehouse_path
-from warehouse.db import open_waiting
+from warehouse.db import open_waiting, warehouse_location
+from warehouse.ducklake import WarehouseMissing, open_reader, warehouse_backend
 from warehouse.scores import current_parses
 from warehouse.status import source_status
 
 
 def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
+    lake = path is None and warehouse_backend() == "ducklake"  # the shared warehouse
     target = path or warehouse_path()
-    if not target.exists():
-        return {"warehouse": str(target), "sources": {}, "matrix": None}
-    con = open_waiting(target, read_only=True)
+    where = warehouse_location() if lake else str(target)
+    if not lake and not target.exists():
+        return {"warehouse": where, "sources": {}, "matrix": None}
+    try:
+        con = open_reader() if lake else open_waiting(target, read_only=True)
+    except WarehouseMissing:
+        return {"warehouse": where, "sources": {}, "matrix": None}
     try:
         sources: dict[str, dict[str, Any]] = {}
         for source, payloads, size in con.execute(
@@ -88,7 +94,7 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
     finally:
         con.close()
     return {
-        "warehouse": str(target),
+        "warehouse": where,
         "sources": sources,
         "matrix": {
             "models": models,

@@ -8,8 +8,10 @@ last good payloads keep feeding the matrix.
 import dagster as dg
 
 from pipelines.crash_hook import crash_point
+from pipelines.fetch.budget import FetchBudget, run_started_at
 from pipelines.fetch.transports import FetchError
 from pipelines.resources import FetcherResource, WarehouseResource
+from pipelines.settings import fetch_deadlines
 from pipelines.sources.base import Source
 from pipelines.stages.ingest import ingest_source
 from pipelines.stages.parse import parse_source
@@ -48,9 +50,10 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         warehouse: WarehouseResource,
         fetcher: FetcherResource,
     ) -> dg.MaterializeResult:
+        budget = FetchBudget.start(fetch_deadlines(), run_started_at(context))
         with warehouse.connect() as con:
             try:
-                summary = ingest_source(con, fetcher.fetcher(), source)
+                summary = ingest_source(con, fetcher.fetcher(), source, budget)
             except FetchError as exc:
                 context.log.error(str(exc))
                 return dg.MaterializeResult(

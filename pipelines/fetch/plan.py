@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pipelines.fetch.budget import DeadlineExceeded, FetchBudget
 from pipelines.fetch.transports import FetchedPayload, Fetcher, FetchError, Validators
 from pipelines.sources.base import ParseError, Source
 
@@ -16,21 +17,39 @@ def fetch_source(
     source: Source,
     validators: ValidatorsFor | None = None,
     stored_content: StoredContent | None = None,
+    budget: FetchBudget | None = None,
 ) -> list[FetchedPayload]:
     """All payloads of one source, in a deterministic order.
 
     `validators(url)` gives what the archived copy of a URL looked like, for conditional GET
     (discovered URLs included). A 304 answer carries no bytes; when the listing step needs
     them, `stored_content` supplies the archived copy, so discovery works the same whether or
-    not the listing changed.
+    not the listing changed. `budget`: the source's and the run's deadlines; once one has
+    passed, `DeadlineExceeded` says after how many of the source's files.
     """
+    budget = budget or FetchBudget()
+    fetched: list[FetchedPayload] = []
 
-    def validators_for(url: str) -> Validators | None:
-        return validators(url) if validators else None
+    def fetch_all(urls: list[str], total: int, more_to_list: bool) -> None:
+        for url in urls:
+            done = len(fetched)
+            spent = budget.spent()
+            if spent is not None:
+                raise DeadlineExceeded(
+                    source.id, url, spent, done, total, more_to_list, started=done > 0
+                )
+            previous = validators(url) if validators else None
+            try:
+                payload = fetcher.fetch(source.id, url, source.max_bytes, previous, budget.first())
+            except FetchError as exc:  # stopped by the source's or run's budget: say so
+                if exc.deadline is None or exc.deadline not in budget.limits:
+                    raise
+                raise DeadlineExceeded(
+                    source.id, url, exc.deadline, done, total, more_to_list
+                ) from None
+            fetched.append(payload)
 
-    fetched = [
-        fetcher.fetch(source.id, url, source.max_bytes, validators_for(url)) for url in source.urls
-    ]
+    fetch_all(list(source.urls), len(source.urls), source.discover is not None)
     if source.discover is None:
         return fetched
     listing: dict[str, bytes] = {}
@@ -51,9 +70,7 @@ def fetch_source(
         raise FetchError(
             source.id, source.urls[0], f"listing names {len(extra)} files, over {source.max_files}"
         )
-    fetched += [
-        fetcher.fetch(source.id, url, source.max_bytes, validators_for(url)) for url in extra
-    ]
+    fetch_all(extra, len(source.urls) + len(extra), False)
     return fetched
 
 

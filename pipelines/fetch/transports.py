@@ -8,14 +8,14 @@ Bodies are read raw and decoded here (gzip, deflate), so the bytes on the wire c
 against `Content-Length` and both the wire size and the decoded size against the cap (a small
 compressed body can inflate without bound). A per-URL deadline (`BENCHPRESS_FETCH_DEADLINE`,
 retries and waits included) stops a server that trickles bytes: the read timeout alone restarts
-with every chunk that arrives.
+with every chunk that arrives. A caller may pass an earlier `Deadline` (the source's or the
+run's budget, `pipelines.fetch.budget`); the download then stops at whichever comes first.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 import zlib
 from collections.abc import Callable
@@ -34,16 +34,33 @@ RECORDED_GLOB = "_sources/*.recorded.json"  # per source: {relpath: {recorded_at
 USER_AGENT = "benchpress-llm/0.1 (+https://github.com/benchpress-llm)"
 DEADLINE_ENV = "BENCHPRESS_FETCH_DEADLINE"
 DEFAULT_DEADLINE = 120.0  # seconds for one URL, retries and waits included
+DOWNLOAD = "download"  # the scope of the per-URL deadline
 ACCEPT_ENCODING = "gzip, deflate"  # exactly what _BodyDecoder undoes
 READ_CHUNK = 65536
 
 
-class FetchError(RuntimeError):
-    """A payload could not be fetched; names the source, URL and reason."""
+@dataclass(frozen=True)
+class Deadline:
+    """When fetching must stop (`at`, on the `time.monotonic()` clock) and the setting that
+    says so: `seconds` of `setting` for `scope` ("download" for one URL, "source", "run")."""
 
-    def __init__(self, source: str, url: str, reason: str):
+    at: float
+    seconds: float
+    scope: str
+    setting: str
+
+    def text(self, received: int | None = None) -> str:
+        got = f" after {received} bytes" if received is not None else ""
+        return f"{self.scope} deadline of {self.seconds:g}s exceeded{got} ({self.setting})"
+
+
+class FetchError(RuntimeError):
+    """A payload could not be fetched; names the source, URL and reason. `deadline`: the
+    deadline that stopped it, when one did."""
+
+    def __init__(self, source: str, url: str, reason: str, deadline: Deadline | None = None):
         super().__init__(f"{source}: fetching {url} failed: {reason}")
-        self.source, self.url, self.reason = source, url, reason
+        self.source, self.url, self.reason, self.deadline = source, url, reason, deadline
 
 
 @dataclass(frozen=True)
@@ -117,16 +134,9 @@ def _retry_after_seconds(value: str | None, cap: float) -> float | None:
 
 def deadline_from_env() -> float:
     """BENCHPRESS_FETCH_DEADLINE in seconds (default 120); a bad value is an error, not a guess."""
-    raw = os.environ.get(DEADLINE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_DEADLINE
-    try:
-        seconds = float(raw)
-    except ValueError:
-        raise ValueError(f"{DEADLINE_ENV} must be a number of seconds, got {raw!r}") from None
-    if not seconds > 0 or seconds == float("inf"):
-        raise ValueError(f"{DEADLINE_ENV} must be a positive number of seconds, got {raw!r}")
-    return seconds
+    from pipelines.settings import seconds_setting
+
+    return seconds_setting(DEADLINE_ENV, DEFAULT_DEADLINE)
 
 
 class _BodyDecoder:
@@ -219,11 +229,16 @@ class Fetcher:
         url: str,
         max_bytes: int,
         previous: Validators | None = None,
+        stop: Deadline | None = None,
     ) -> FetchedPayload:
+        """One URL. `stop`: an outer deadline (the source's or run's budget); the download
+        ends at it or at this URL's own deadline, whichever comes first."""
         if self.mode == "replay":
             return self._replay(source, url, max_bytes)
         target = url if self.mode == "live" else mirror_url(url, self.mirror or "")
-        return self._http(source, url, target, max_bytes, previous or Validators())
+        own = Deadline(time.monotonic() + self.deadline, self.deadline, DOWNLOAD, DEADLINE_ENV)
+        deadline = stop if stop is not None and stop.at < own.at else own
+        return self._http(source, url, target, max_bytes, previous or Validators(), deadline)
 
     # -- replay -----------------------------------------------------------------------------
     def _recorded_index(self) -> dict[str, dict[str, str]]:
@@ -252,27 +267,33 @@ class Fetcher:
 
     # -- http -------------------------------------------------------------------------------
     def _http(
-        self, source: str, url: str, target: str, max_bytes: int, previous: Validators
+        self,
+        source: str,
+        url: str,
+        target: str,
+        max_bytes: int,
+        previous: Validators,
+        deadline: Deadline,
     ) -> FetchedPayload:
         headers = {"Accept-Encoding": ACCEPT_ENCODING}
         if previous.etag:
             headers["If-None-Match"] = previous.etag
         if previous.last_modified:
             headers["If-Modified-Since"] = previous.last_modified
-        deadline_at = time.monotonic() + self.deadline
         last_reason = "no attempt made"
         for attempt in range(self.retries + 1):
             wait = self.backoff * (2**attempt)
-            remaining = deadline_at - time.monotonic()
+            remaining = deadline.at - time.monotonic()
             if remaining <= 0:
-                raise FetchError(source, url, f"{self._deadline_text()} ({last_reason})")
+                reason = f"{deadline.text()} ({last_reason})"
+                raise FetchError(source, url, reason, deadline)
             # no single socket wait may outlast the deadline either
             timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
             try:
                 response = self.session.get(target, headers=headers, timeout=timeout, stream=True)
             except requests.Timeout:
-                if time.monotonic() >= deadline_at:
-                    raise FetchError(source, url, self._deadline_text()) from None
+                if time.monotonic() >= deadline.at:
+                    raise FetchError(source, url, deadline.text(), deadline) from None
                 last_reason = f"timed out after {self.timeout[1]:g}s"
             except requests.ConnectionError as exc:
                 last_reason = f"connection error ({type(exc).__name__})"
@@ -285,21 +306,19 @@ class Fetcher:
                         )
                         wait = hinted if hinted is not None else wait
                     else:
-                        return self._accept(source, url, response, max_bytes, deadline_at)
+                        return self._accept(source, url, response, max_bytes, deadline)
             if attempt < self.retries:
-                if time.monotonic() + wait >= deadline_at:
+                if time.monotonic() + wait >= deadline.at:
                     raise FetchError(
                         source,
                         url,
                         f"{last_reason}; waiting {wait:g}s for attempt {attempt + 2} would pass "
-                        f"the {self.deadline:g}s deadline ({DEADLINE_ENV})",
+                        f"the {deadline.seconds:g}s {_scope(deadline)}deadline "
+                        f"({deadline.setting})",
+                        deadline,
                     )
                 self.sleep(wait)
         raise FetchError(source, url, f"{last_reason} after {self.retries + 1} attempts")
-
-    def _deadline_text(self, received: int | None = None) -> str:
-        got = f" after {received} bytes" if received is not None else ""
-        return f"download deadline of {self.deadline:g}s exceeded{got} ({DEADLINE_ENV})"
 
     def _accept(
         self,
@@ -307,7 +326,7 @@ class Fetcher:
         url: str,
         response: requests.Response,
         max_bytes: int,
-        deadline_at: float,
+        deadline: Deadline,
     ) -> FetchedPayload:
         fetched_at = self.clock()
         etag = response.headers.get("ETag")
@@ -322,7 +341,7 @@ class Fetcher:
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
             raise FetchError(source, url, f"declared size {declared} exceeds the cap {max_bytes}")
-        content = self._read_body(source, url, response, max_bytes, deadline_at)
+        content = self._read_body(source, url, response, max_bytes, deadline)
         if not content:
             raise FetchError(source, url, "empty body")
         path = urlsplit(url).path.lower()
@@ -339,7 +358,7 @@ class Fetcher:
         url: str,
         response: requests.Response,
         max_bytes: int,
-        deadline_at: float,
+        deadline: Deadline,
     ) -> bytes:
         """The decoded body. `Content-Length` counts the bytes on the wire, so it is compared
         with the raw count; the cap applies to the raw and to the decoded size."""
@@ -350,8 +369,8 @@ class Fetcher:
         received = decoded = 0
         try:
             while True:
-                if time.monotonic() >= deadline_at:
-                    raise FetchError(source, url, self._deadline_text(received))
+                if time.monotonic() >= deadline.at:
+                    raise FetchError(source, url, deadline.text(received), deadline)
                 # read1: whatever has arrived (one socket read), so the deadline is checked
                 # while a slow server trickles, not only after a full chunk
                 block = response.raw.read1(READ_CHUNK, decode_content=False)
@@ -378,8 +397,8 @@ class Fetcher:
                     raise FetchError(source, url, f"decoded body exceeds the cap of {max_bytes}")
                 chunks.append(tail)
         except urllib3.exceptions.ReadTimeoutError:
-            if time.monotonic() >= deadline_at:
-                raise FetchError(source, url, self._deadline_text(received)) from None
+            if time.monotonic() >= deadline.at:
+                raise FetchError(source, url, deadline.text(received), deadline) from None
             reason = f"body stalled: no data for {self.timeout[1]:g}s after {received} bytes"
             raise FetchError(source, url, reason) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
@@ -393,3 +412,9 @@ class Fetcher:
         if expected is not None and expected != received:
             raise FetchError(source, url, f"body truncated: {received} of {expected} bytes")
         return b"".join(chunks)
+
+
+def _scope(deadline: Deadline) -> str:
+    """Nothing for a URL's own deadline (its message has always said just "deadline"),
+    else `source ` or `run `."""
+    return "" if deadline.scope == DOWNLOAD else f"{deadline.scope} "

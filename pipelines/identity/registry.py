@@ -33,6 +33,9 @@ CANONICAL_SOURCE = "benchpress_matrix"  # its ids define the canonical id space
 # Units whose values are fractions of 1 and become percent; everything else not percent is an
 # open scale (Elo, ratings, dollars, minutes, indexes) that stays as published.
 FRACTION_UNITS = frozenset({"fraction"})
+# Distances on 0-1 (lower is better): 100 x (1 - d) on a higher-is-better percent benchmark,
+# 100 x d on a lower-is-better one.
+DISTANCE_UNITS = frozenset({"edit_distance"})
 PERCENT_UNITS = frozenset({"percent"})
 SCALES = frozenset({"percent", "unbounded"})
 DIRECTIONS = frozenset({"higher", "lower"})

@@ -31,7 +31,13 @@ from collections.abc import Iterable
 import polars as pl
 
 from pipelines.identity.catalogue import HEADLINE_SOURCES, Catalogue, Identity
-from pipelines.identity.registry import CANONICAL_SOURCE, FRACTION_UNITS, PERCENT_UNITS, Registry
+from pipelines.identity.registry import (
+    CANONICAL_SOURCE,
+    DISTANCE_UNITS,
+    FRACTION_UNITS,
+    PERCENT_UNITS,
+    Registry,
+)
 from pipelines.identity.rules import (
     DISPLAY_FIELD,
     IDENTITY_FROM,
@@ -472,6 +478,7 @@ def resolve(scores: pl.DataFrame, registry: Registry) -> pl.DataFrame:
         "benchmark_id",
         "scale",
         pl.col("unit").alias("bench_unit"),
+        pl.col("direction").alias("_direction"),
         "lower",
         "upper",
     )
@@ -481,15 +488,18 @@ def resolve(scores: pl.DataFrame, registry: Registry) -> pl.DataFrame:
 
 def _finish(frame: pl.DataFrame) -> pl.DataFrame:
     unit, bench_unit, value = pl.col("unit"), pl.col("bench_unit"), pl.col("value")
+    to_percent = bench_unit == "percent"
+    distance_up = to_percent & unit.is_in(list(DISTANCE_UNITS)) & (pl.col("_direction") == "higher")
     factor = (
-        pl.when((bench_unit == "percent") & unit.is_in(list(FRACTION_UNITS)))
-        .then(100.0)
-        .when((bench_unit == "percent") & unit.is_in(list(PERCENT_UNITS)))
+        pl.when(to_percent & unit.is_in(list(FRACTION_UNITS | DISTANCE_UNITS)))
+        .then(pl.when(distance_up).then(-100.0).otherwise(100.0))
+        .when(to_percent & unit.is_in(list(PERCENT_UNITS)))
         .then(1.0)
-        .when((bench_unit != "percent") & (unit == bench_unit))
+        .when(~to_percent & (unit == bench_unit))
         .then(1.0)
     )
-    frame = frame.with_columns((value * factor).alias("score"), factor.alias("_factor"))
+    offset = pl.when(distance_up).then(100.0).otherwise(0.0)
+    frame = frame.with_columns((value * factor + offset).alias("score"), factor.alias("_factor"))
     score = pl.col("score")
     unit_mismatch = pl.col("benchmark_id").is_not_null() & pl.col("_factor").is_null()
     out_of_range = (score < pl.col("lower")) | (score > pl.col("upper"))

@@ -43,7 +43,18 @@ KEY_COLUMNS = (
 _DIGITS = re.compile(r"\d+")
 
 UNITS = frozenset(
-    {"percent", "fraction", "elo", "rating", "dollars", "minutes", "index", "points", "score"}
+    {
+        "percent",
+        "fraction",
+        "edit_distance",  # a normalised distance on 0-1: 100 x (1 - d) on a higher-is-better column
+        "elo",
+        "rating",
+        "dollars",
+        "minutes",
+        "index",
+        "points",
+        "score",
+    }
 )
 
 

@@ -28,10 +28,24 @@ NON_PERCENT_UNITS = {
     "swelancer_freelance_dollars": "dollars",
     "vending_bench_2": "score",
 }
+# `omnidocbench_1.5` ("OmniDocBench 1.5", higher is better) holds two spellings of one metric:
+# most cells are the overall normalised edit distance on 0-1 (lower is better, as the citations
+# say; Kimi's card converted its 1 - distance to it), two are llm-stats' 100 x (1 - distance):
+# gpt-5.4 is 0.109 in `omnidocbench` and 89.1 here. A cell at or below 1 is the distance.
+EDIT_DISTANCE_COLUMNS = frozenset({"omnidocbench_1.5"})
+
+
+def cell_unit(benchmark: str, value: float) -> str:
+    if benchmark in EDIT_DISTANCE_COLUMNS and value <= 1.0:
+        return "edit_distance"
+    return NON_PERCENT_UNITS.get(benchmark, "percent")
+
+
 # Plausible range per unit: a value outside is a broken export, never a score.
 UNIT_RANGES = {
     "percent": (0.0, 100.0),
     "fraction": (0.0, 1.0),
+    "edit_distance": (0.0, 1.0),
     "elo": (0.0, 10_000.0),
     "rating": (0.0, 10_000.0),
     "dollars": (0.0, 1e7),
@@ -68,7 +82,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
             value = finite_value("benchpress_matrix", URL, line[j], ref)
             if value is None:
                 continue
-            unit = NON_PERCENT_UNITS.get(bench_ids[j], "percent")
+            unit = cell_unit(bench_ids[j], value)
             low, high = UNIT_RANGES[unit]
             if not low <= value <= high:
                 raise ParseError(

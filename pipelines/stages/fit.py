@@ -8,9 +8,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from pipelines.identity.registry import Registry, load_registry
+from pipelines.stages.side_information import fit_side_information
 from pipelines.transforms.matrix import select_for_fit
 from predictor.calibration import calibrate_fold_in
 from predictor.methods.bayesian import BayesianCompleter
+from predictor.side_information import SideInformation
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class FitResult:
     values: np.ndarray
     completer: BayesianCompleter
     figures: dict[str, Any]
+    side: SideInformation | None = None  # what the fit knew besides the scores
 
 
 def to_dense(
@@ -71,7 +75,15 @@ def variance_shares(z_filled: np.ndarray, k: int = 3) -> tuple[list[float], list
     return [float(s) for s in singular], shares
 
 
-def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams) -> FitResult:
+def fit_matrix(
+    cells: pl.DataFrame,
+    scale_of: dict[str, str],
+    params: FitParams,
+    registry: Registry | None = None,
+) -> FitResult:
+    """Fit the default method on the selected matrix with its side information (release
+    dates, families, categories and valid ranges from `registry`, default the
+    shipped one) and calibrate its new-model intervals with the same side information."""
     kept = select_for_fit(cells, params.min_per_model, params.min_per_benchmark)
     if kept.height == 0:
         raise ValueError(
@@ -79,10 +91,16 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
             f"({params.min_per_model} per model, {params.min_per_benchmark} per benchmark)"
         )
     model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
-    completer = params.completer().fit(values, scales)
+    side = fit_side_information(model_ids, benchmark_ids, cells, registry or load_registry())
+    side_kwargs = side.fit_kwargs()
+    completer = params.completer().fit(values, scales, **side_kwargs)
     # new-model intervals calibrated on held-out models of this matrix (predictor.calibration)
     calibration = calibrate_fold_in(
-        values, scales, params.completer, random_state=params.random_state
+        values,
+        scales,
+        params.completer,
+        random_state=params.random_state,
+        fit_kwargs=side_kwargs,
     )
     completer.fold_in_calibration_ = calibration
     observed = ~np.isnan(values)
@@ -110,4 +128,4 @@ def fit_matrix(cells: pl.DataFrame, scale_of: dict[str, str], params: FitParams)
         },
         "fold_in_calibration_residuals": list(calibration.residuals),
     }
-    return FitResult(model_ids, benchmark_ids, scales, values, completer, figures)
+    return FitResult(model_ids, benchmark_ids, scales, values, completer, figures, side)

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from pipelines.fetch.budget import FetchBudget
 from pipelines.fetch.plan import fetch_source
 from pipelines.fetch.transports import Fetcher, FetchError, Validators
 from pipelines.sources.base import Source
@@ -27,9 +28,15 @@ class IngestSummary:
 
 
 def ingest_source(
-    con: duckdb.DuckDBPyConnection, fetcher: Fetcher, source: Source
+    con: duckdb.DuckDBPyConnection,
+    fetcher: Fetcher,
+    source: Source,
+    budget: FetchBudget | None = None,
 ) -> IngestSummary:
-    """Fetch all payloads of `source`, archive new bytes, log the attempt (also on failure)."""
+    """Fetch all payloads of `source`, archive new bytes, log the attempt (also on failure).
+
+    `budget`: the source's and the run's deadlines (`pipelines.fetch.budget`); spending it is
+    a failed fetch like any other (`DeadlineExceeded`, a FetchError)."""
     started = datetime.now(UTC)
 
     def validators(url: str) -> Validators | None:
@@ -43,7 +50,7 @@ def ingest_source(
         return payload_content(con, stored.payload_id) if stored else None
 
     try:
-        fetched = fetch_source(fetcher, source, validators, stored_content)
+        fetched = fetch_source(fetcher, source, validators, stored_content, budget)
     except FetchError as exc:
         log_fetch(con, source.id, started, "failed", error=str(exc))
         raise

@@ -3,6 +3,11 @@
 Every parse is kept with its payloads' fetch time, so the sources' state at any date is known;
 the rebuilt snapshot is written to a directory (not published) and loads with
 `BenchPress.from_pretrained(path)`.
+
+On the shared DuckLake warehouse the tables are first read as they were at that moment, from
+the lake's own snapshot (time travel): what was written later, even rows dated earlier (a
+backfill, a late import), stays out. A moment before the lake's first snapshot falls back to
+the fetch times alone, as on the local file.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pipelines.identity.resolve import resolve
 from pipelines.stages.fit import FitParams, fit_matrix
 from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
+from warehouse.ducklake import as_of_snapshot, lake_of, snapshot_at
 from warehouse.scores import current_source_scores
 from warehouse.snapshots import stage
 
@@ -52,6 +58,23 @@ def held_then(
 def rebuild_as_of(
     con: duckdb.DuckDBPyConnection, as_of: datetime, out_dir: Path, params: FitParams
 ) -> tuple[str, Path]:
+    """Stage the snapshot the refresh would have made at `as_of` into `out_dir`."""
+    then = snapshot_at(con, as_of) if lake_of(con) is not None else None
+    if then is None:
+        return _rebuild(con, as_of, out_dir, params, {})
+    snapshot_id, committed_at = then
+    with as_of_snapshot(con, snapshot_id):
+        lake = {"id": snapshot_id, "committed_at": committed_at.isoformat()}
+        return _rebuild(con, as_of, out_dir, params, {"ducklake_snapshot": lake})
+
+
+def _rebuild(
+    con: duckdb.DuckDBPyConnection,
+    as_of: datetime,
+    out_dir: Path,
+    params: FitParams,
+    read_from: dict[str, object],
+) -> tuple[str, Path]:
     scores = current_source_scores(con, as_of)
     if scores.height == 0:
         raise ValueError(f"nothing had been fetched by {as_of.isoformat()}")
@@ -74,5 +97,6 @@ def rebuild_as_of(
         "fit_params": vars(params),
         "quality": fit.figures,
         "version": f"as-of-{as_of.date().isoformat()}",
+        **read_from,  # the lake snapshot read, on the DuckLake warehouse
     }
     return stage(tables, out_dir, facts)

@@ -14,6 +14,8 @@ from pipelines.identity.registry import Registry
 from pipelines.settings import DRIFT_CHECKS
 from pipelines.stages.costs import run_cost_facts
 from pipelines.stages.fit import FitParams, FitResult
+from pipelines.stages.side_information import release_dates
+from predictor.families import model_families
 from predictor.fitted_state import export_state
 from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
@@ -69,20 +71,34 @@ def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def model_table(normalized: pl.DataFrame, cells: pl.DataFrame, fit: FitResult) -> pl.DataFrame:
-    """One row per model in the matrix: a display name and how much evidence it has."""
+def model_table(
+    normalized: pl.DataFrame,
+    cells: pl.DataFrame,
+    fit: FitResult,
+    registry: Registry | None = None,
+) -> pl.DataFrame:
+    """One row per model in the matrix: a display name and how much evidence it has; with
+    `registry`, also its family and release date (catalogue date, else first seen: what
+    the fit used and `benchpress evaluate --protocol future --source snapshot` reads)."""
     names = display_names(normalized.filter(pl.col("resolution") == "resolved"))
     counts = cells.group_by("model_id").agg(
         pl.len().cast(pl.Int32).alias("n_cells"),
         pl.col("source").n_unique().cast(pl.Int32).alias("n_sources"),
     )
     fitted = pl.DataFrame({"model_id": fit.model_ids, "in_fit": [True] * len(fit.model_ids)})
-    return (
+    table = (
         counts.join(names, on="model_id", how="left")
         .join(fitted, on="model_id", how="left")
         .with_columns(pl.col("in_fit").fill_null(False))
         .select("model_id", "name", "n_cells", "n_sources", "in_fit")
         .sort("model_id")
+    )
+    if registry is None:
+        return table
+    ids = table["model_id"].to_list()
+    dates = release_dates(ids, registry.catalogue, cells)
+    return table.with_columns(family=pl.Series(model_families(ids), dtype=pl.String)).join(
+        dates, on="model_id", how="left"
     )
 
 
@@ -94,10 +110,16 @@ def benchmark_table(
     fitted = pl.DataFrame(
         {"benchmark_id": fit.benchmark_ids, "in_fit": [True] * len(fit.benchmark_ids)}
     )
+    registry_table = registry.benchmarks
+    if "floor" not in registry_table.columns:  # registries written before chance floors
+        registry_table = registry_table.with_columns(floor=pl.lit(None, dtype=pl.Float64))
     return (
-        registry.benchmarks.join(counts, on="benchmark_id", how="inner")
+        registry_table.join(counts, on="benchmark_id", how="inner")
         .join(fitted, on="benchmark_id", how="left")
-        .with_columns(pl.col("in_fit").fill_null(False))
+        .with_columns(
+            pl.col("in_fit").fill_null(False),
+            pl.col("floor").cast(pl.Float64, strict=False),  # empty = no chance floor
+        )
         .join(run_costs, on="benchmark_id", how="left")
         .select(
             "benchmark_id",
@@ -108,6 +130,7 @@ def benchmark_table(
             "direction",
             "lower",
             "upper",
+            "floor",
             "n_cells",
             "in_fit",
             "run_cost_usd",
@@ -160,7 +183,7 @@ def snapshot_tables(
     }
     return SnapshotTables(
         cells=cells.rename({"payload_url": "url"}).sort("model_id", "benchmark_id"),
-        models=model_table(normalized, cells, fit),
+        models=model_table(normalized, cells, fit, registry),
         benchmarks=benchmark_table(registry, cells, fit, run_cost_facts(normalized)),
         aliases=alias_table(normalized),
         conflicts=conflicts,

@@ -15,6 +15,12 @@ Same space as the BenchPress recipe (percent -> logit, then per-column z-score),
   harness, a typo) do not drag a model's or a benchmark's factors.
 - Optional side information s_i per model (for instance the release date), with a loading g_j
   per benchmark learned like the factors.
+- Optional groups (`predictor.methods.hierarchy`): model families (settings, sizes and
+  snapshots of one line) and benchmark categories. A grouped vector is drawn around its
+  group's mean, the group means around the population's, and how far apart the groups are is
+  learned (kappa), so a model with few scores borrows from its siblings.
+- The transform (`ScaleTransform`) can take a chance floor per percent column and keeps
+  back-transformed values inside each column's valid range.
 
 Inference is blocked Gibbs sampling (8 chains from random starts, 20 sweeps discarded, 20
 kept), every chain advanced in the same numpy operations; predictions are posterior means over
@@ -26,7 +32,8 @@ hyperparameters are fixed in this file; nothing is tuned on evaluation folds.
 Intervals: the posterior predictive of a cell is approximated by a Student-t(nu) whose scale
 combines the spread of the draws' means with the noise scale; its quantile is multiplied by
 `interval_scale`. A new model is folded in against the kept draws of the benchmark parameters
-(a small Gaussian solve per draw), without refitting the matrix.
+(a small Gaussian solve per draw), without refitting the matrix; given its family (`group`)
+its prior is that family's mean, given its features (`features`) they enter as in the fit.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from predictor.methods.common import (
     student_t_cdf,
     student_t_quantile,
 )
+from predictor.methods.hierarchy import GroupPrior, Groups, encode_groups
 from predictor.transforms import ScaleTransform
 
 # Student-t reweighting steps when a new model is folded in.
@@ -334,12 +342,15 @@ def _sample_gaussian(
     """Draw every block's coefficients from its Gaussian conditional, all chains at once.
 
     gram (C, n, d, d) and rhs (C, n, d) are the weighted normal equations of the cells; the
-    prior is (C, d) and (C, d, d). With P = gram + prior precision = L L^T and
-    h = rhs + prior precision @ prior mean, the draw L^-T (L^-1 h + eps) has mean P^-1 h and
-    covariance P^-1.
+    prior is (C, d) or one mean per block (C, n, d), and (C, d, d). With
+    P = gram + prior precision = L L^T and h = rhs + prior precision @ prior mean, the draw
+    L^-T (L^-1 h + eps) has mean P^-1 h and covariance P^-1.
     """
     low = _cholesky(gram + prior_prec[:, None])
-    shift = rhs + (prior_prec @ prior_mean[..., None])[:, None, :, 0]
+    if prior_mean.ndim == 3:  # one prior mean per block (C, n, d): a grouped prior
+        shift = rhs + prior_mean @ prior_prec  # the precision is symmetric
+    else:
+        shift = rhs + (prior_prec @ prior_mean[..., None])[:, None, :, 0]
     return _backward(low, _forward(low, shift) + rng.standard_normal(shift.shape))
 
 
@@ -352,8 +363,10 @@ class _Draws:
     col: np.ndarray  # (S, m, 1 + k + f): [b_j, v_j, g_j]
     tau: np.ndarray  # (S, m)
     rho: np.ndarray  # (S, n)
-    row_prior_mean: np.ndarray  # (S, 1 + k)
+    row_prior_mean: np.ndarray  # (S, 1 + k): prior of a model outside the fit's families
     row_prior_prec: np.ndarray  # (S, 1 + k, 1 + k)
+    row_group_mean: np.ndarray  # (S, G, 1 + k): family means (G = 0 without families)
+    row_group_prec: np.ndarray  # (S, 1 + k, 1 + k): within-family precision
 
 
 def _gibbs(
@@ -368,10 +381,17 @@ def _gibbs(
     noise_rate: float,
     row_noise_shape: float,
     rng: np.random.Generator,
+    row_groups: Groups | None = None,
+    col_groups: Groups | None = None,
+    group_prior: tuple[float, float] = (1.0, 1.0),
 ) -> _Draws:
     n, m = layout.n, layout.m
     f = features.shape[1]
     d = 1 + rank
+    row_prior = None if row_groups is None else GroupPrior(row_groups, n_chains, d, *group_prior)
+    col_prior = (
+        None if col_groups is None else GroupPrior(col_groups, n_chains, d + f, *group_prior)
+    )
     y = layout.y
     feats = np.broadcast_to(features, (n_chains, n, f))
     ones_n, ones_m = np.ones((n_chains, n, 1)), np.ones((n_chains, m, 1))
@@ -386,8 +406,14 @@ def _gibbs(
     kept: dict[str, list[np.ndarray]] = {k: [] for k in _Draws.__dataclass_fields__}
 
     for step in range(n_burn + n_samples):
-        row_mean, row_prec = _sample_normal_wishart(rng, row)
-        col_mean, col_prec = _sample_normal_wishart(rng, col)
+        if row_prior is None:
+            row_mean, row_prec = _sample_normal_wishart(rng, row)
+        else:
+            row_mean, row_prec = row_prior.sample(rng, row)
+        if col_prior is None:
+            col_mean, col_prec = _sample_normal_wishart(rng, col)
+        else:
+            col_mean, col_prec = col_prior.sample(rng, col)
         weight = layout.at_cols(tau) * layout.at_rows(rho) * lam  # zero where unobserved
         wy = weight * y
 
@@ -433,18 +459,38 @@ def _gibbs(
         )
 
         if step >= n_burn:
+            if row_prior is None:
+                new_mean, new_prec = row_mean, row_prec
+                group_mean = np.zeros((n_chains, 0, d))
+            else:
+                new_mean, new_prec = row_prior.new_member_prior(row_prec)
+                group_mean = row_prior.centre
             for name, value in (
                 ("mu", mu),
                 ("row", row),
                 ("col", col),
                 ("tau", tau),
                 ("rho", rho),
-                ("row_prior_mean", row_mean),
-                ("row_prior_prec", row_prec),
+                ("row_prior_mean", new_mean),
+                ("row_prior_prec", new_prec),
+                ("row_group_mean", group_mean),
+                ("row_group_prec", row_prec),
             ):
                 kept[name].append(value)
     # (samples, chains, ...) -> (draws, ...), chain-major within each sample step
     return _Draws(**{k: np.concatenate(v, axis=0) for k, v in kept.items()})
+
+
+def _row_labels(groups: Groups | None, n: int) -> list[str | None]:
+    """The group label of each of n items (None: no group)."""
+    if groups is None:
+        return [None] * n
+    return [groups.labels[c] for c in groups.codes]
+
+
+def _named(labels: Sequence[str | None]) -> list[str]:
+    """The named groups (they come first in an encoding; unnamed singletons follow)."""
+    return [lab for lab in labels if lab is not None]
 
 
 def _per_chain(v: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -469,7 +515,13 @@ class BayesianCompleter:
     noise_shape, noise_rate: Gamma prior of each benchmark's noise precision.
     row_noise_shape: Gamma(shape, rate=shape) prior of each model's noise multiplier.
     n_keep: draws kept for fold-in and exported with a snapshot (evenly thinned).
-    interval_scale: multiplier on the Student-t predictive quantile.
+    interval_scale: multiplier on the Student-t predictive quantile (0.95: the 90% intervals
+        of the default with side information covered 0.905 on our dev splits of the paper
+        matrix at 1.0, and 0.90 at 0.954).
+    eps: percent scores are clipped to [eps, 1 - eps] of their range before the logit.
+    group_shape, group_rate: Gamma prior of kappa, how much closer the members of a group
+        (family, category) are than any two vectors (used only with `row_groups` /
+        `col_groups`).
     """
 
     def __init__(
@@ -483,9 +535,11 @@ class BayesianCompleter:
         noise_rate: float = 0.1,
         row_noise_shape: float = 2.0,
         n_keep: int = 40,
-        interval_scale: float = 1.0,
+        interval_scale: float = 0.95,
         random_state: int = 0,
-        eps: float = 0.005,
+        eps: float = 0.002,
+        group_shape: float = 1.0,
+        group_rate: float = 1.0,
     ) -> None:
         self.rank = rank
         self.n_chains = n_chains
@@ -499,6 +553,8 @@ class BayesianCompleter:
         self.interval_scale = interval_scale
         self.random_state = random_state
         self.eps = eps
+        self.group_shape = group_shape
+        self.group_rate = group_rate
 
     def get_params(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _PARAMS}
@@ -509,7 +565,15 @@ class BayesianCompleter:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.n_burn < 0:
             raise ValueError(f"n_burn must be >= 0, got {self.n_burn}")
-        for name in ("nu", "noise_shape", "noise_rate", "row_noise_shape", "interval_scale"):
+        for name in (
+            "nu",
+            "noise_shape",
+            "noise_rate",
+            "row_noise_shape",
+            "interval_scale",
+            "group_shape",
+            "group_rate",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
 
@@ -519,19 +583,43 @@ class BayesianCompleter:
         values: np.ndarray,
         scales: Sequence[str],
         row_features: np.ndarray | None = None,
+        *,
+        floors: Sequence[float] | np.ndarray | None = None,
+        lower: Sequence[float] | np.ndarray | None = None,
+        upper: Sequence[float] | np.ndarray | None = None,
+        row_groups: Sequence[str | None] | None = None,
+        col_groups: Sequence[str | None] | None = None,
+        new_model_features: np.ndarray | Sequence[float] | None = None,
     ) -> BayesianCompleter:
         """Fit on a float matrix with NaN for missing cells; `scales` gives each column's kind.
 
         `row_features` (models x f, NaN = unknown) is optional side information per model,
-        standardised here; a model's missing feature counts as the average.
+        standardised here; a model's missing feature counts as the average. `floors` (chance
+        score per percent column), `lower` / `upper` (valid range per column) go to the
+        `ScaleTransform`. `row_groups` (a family name per model, None = none) and
+        `col_groups` (a category per benchmark) give the factors a hierarchical prior
+        (`predictor.methods.hierarchy`): each vector is drawn around its group's mean.
+        `new_model_features` (f values, original units) is what a model folded in later is
+        assumed to have when its features are not given (default: the fitted models' mean):
+        with release dates, the newest date of the fit, since the model a user predicts is
+        usually a new release.
         """
         self._check_params()
         values = check_values(values)
         n, m = values.shape
-        self.transform_ = ScaleTransform(scales, eps=self.eps).fit(values)
+        self.transform_ = ScaleTransform(
+            scales, eps=self.eps, floors=floors, lower=lower, upper=upper
+        ).fit(values)
         z = self.transform_.transform(values)
         observed = ~np.isnan(values)
         features = self._fit_features(row_features, n)
+        self.new_model_features_ = (
+            np.zeros(features.shape[1])
+            if new_model_features is None
+            else self._standardise(self._feature_row(new_model_features, "new_model_features"))[0]
+        )
+        groups = encode_groups(row_groups, n, "row_groups")
+        categories = encode_groups(col_groups, m, "col_groups")
         dense = observed.size <= _DENSE_MAX_SIZE or observed.mean() >= _DENSE_MIN_FILL
         layout = (_DenseLayout if dense else _SparseLayout)(z, observed)
         rng = np.random.default_rng(np.random.SeedSequence(self.random_state))
@@ -553,6 +641,9 @@ class BayesianCompleter:
                 float(self.noise_rate),
                 float(self.row_noise_shape),
                 rng,
+                groups,
+                categories,
+                (float(self.group_shape), float(self.group_rate)),
             )
             for size in batches
         ]
@@ -563,6 +654,10 @@ class BayesianCompleter:
             }
         )
         self.values_ = values
+        # Per fitted model: its standardised features and family (for folding in a new
+        # benchmark against the fitted models: each model's own prior and side information).
+        self.model_features_ = features
+        self.model_row_groups_ = _row_labels(groups, n)
         self.observed_ = observed
         n_draws = len(draws.mu)
         keep = np.unique(np.linspace(0, n_draws - 1, min(self.n_keep, n_draws)).round()).astype(int)
@@ -577,6 +672,10 @@ class BayesianCompleter:
         self.benchmark_precision_ = draws.tau[keep]
         self.model_prior_mean_ = draws.row_prior_mean[keep]
         self.model_prior_precision_ = draws.row_prior_prec[keep]
+        # Families: a model folded in with a family seen in the fit starts from its mean.
+        self.model_groups_ = [] if groups is None else _named(groups.labels)
+        self.model_group_mean_ = draws.row_group_mean[keep][:, : len(self.model_groups_)]
+        self.model_group_precision_ = draws.row_group_prec[keep]
         # Noise multiplier (1 / rho) of a typical model, for models folded in later.
         self.new_model_noise_ = float(np.mean(1.0 / draws.rho))
         # set by `predictor.calibration.calibrate_fold_in` (None: the model-based intervals)
@@ -696,7 +795,7 @@ class BayesianCompleter:
     def _within(self, z_mean: np.ndarray, var: np.ndarray, width: float) -> np.ndarray:
         """Predictive probability that the score lies within `width` of its point prediction.
 
-        The band mean +- width (clipped to 0-100 on percent columns) is mapped into z-space
+        The band mean +- width (clipped to floor-100 on percent columns) is mapped into z-space
         and the Student-t predictive mass inside it is returned."""
         if not (isinstance(width, int | float) and math.isfinite(width) and width > 0):
             raise ValueError(f"width must be a positive number of points, got {width!r}")
@@ -704,8 +803,9 @@ class BayesianCompleter:
         mean = tf.inverse(z_mean)
         percent = np.broadcast_to(tf.is_percent_, mean.shape)
         low, high = mean - width, mean + width
+        floor = tf.ranges()[0]
         with np.errstate(invalid="ignore", divide="ignore"):
-            z_low = np.where(percent & (low <= 0.0), -np.inf, tf.transform(low))
+            z_low = np.where(percent & (low <= floor), -np.inf, tf.transform(low))
             z_high = np.where(percent & (high >= 100.0), np.inf, tf.transform(high))
         scale = self.interval_scale * np.sqrt(var)
         nu = float(self.nu)
@@ -724,6 +824,7 @@ class BayesianCompleter:
         return_z: bool = False,
         keep_observed: bool = True,
         features: np.ndarray | None = None,
+        group: str | None = None,
     ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Predict every benchmark for a NEW model from its known scores (NaN = unknown).
 
@@ -733,18 +834,22 @@ class BayesianCompleter:
         The matrix is not refitted. With `return_z` also returns the z-space prediction.
         """
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, _ = self._fold_in_z(row, features)
+        z_row, _ = self._fold_in_z(row, features, group)
         pred = self.transform_.inverse(z_row)
         if keep_observed:
             pred = np.where(np.isnan(row), pred, row)
         return (pred, z_row) if return_z else pred
 
     def fold_in_within(
-        self, row: np.ndarray, width: float = 5.0, features: np.ndarray | None = None
+        self,
+        row: np.ndarray,
+        width: float = 5.0,
+        features: np.ndarray | None = None,
+        group: str | None = None,
     ) -> np.ndarray:
         """P(|true score - fold-in prediction| <= width) per benchmark; known scores: 1."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        return self._fold_in_within(row, *self._fold_in_z(row, features), width)
+        return self._fold_in_within(row, *self._fold_in_z(row, features, group), width)
 
     def _fold_in_within(
         self, row: np.ndarray, z_row: np.ndarray, var: np.ndarray, width: float
@@ -753,12 +858,12 @@ class BayesianCompleter:
         return np.where(np.isnan(row), p, 1.0)
 
     def fold_in_predictive(
-        self, row: np.ndarray, features: np.ndarray | None = None
+        self, row: np.ndarray, features: np.ndarray | None = None, group: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(mean, scale) in z-space of a new model's predictive per benchmark: the Student-t
         (nu) the uncalibrated intervals use is mean +- interval_scale x t_q x scale."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features)
+        z_row, var = self._fold_in_z(row, features, group)
         return z_row, np.sqrt(var + self.new_model_noise_ * self.benchmark_noise_)
 
     def fold_in_interval(
@@ -767,13 +872,15 @@ class BayesianCompleter:
         level: float = 0.9,
         keep_observed: bool = True,
         features: np.ndarray | None = None,
+        group: str | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) for a new model, from the same predictive as `predict_interval`.
 
         With `fold_in_calibration_` set (see `predictor.calibration`) the half-width is
         scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        return self._fold_in_bounds(row, *self._fold_in_z(row, features), level, keep_observed)
+        z_row, var = self._fold_in_z(row, features, group)
+        return self._fold_in_bounds(row, z_row, var, level, keep_observed)
 
     def _fold_in_bounds(
         self,
@@ -800,40 +907,72 @@ class BayesianCompleter:
         level: float = 0.9,
         width: float = 5.0,
         features: np.ndarray | None = None,
+        group: str | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(prediction, low, high, P(|error| <= width)) for a new model from ONE fold-in pass:
         what `fold_in`, `fold_in_interval` and `fold_in_within` give (known scores kept)."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features)
+        z_row, var = self._fold_in_z(row, features, group)
         mean = np.where(np.isnan(row), self.transform_.inverse(z_row), row)
         low, high = self._fold_in_bounds(row, z_row, var, level, keep_observed=True)
         return mean, low, high, self._fold_in_within(row, z_row, var, width)
 
-    def _new_features(self, features: np.ndarray | None) -> np.ndarray:
+    def _feature_row(self, features: Any, name: str) -> np.ndarray:
+        """One model's features as a (1, f) row, checked against the fit's f."""
         n_feat = len(self.feature_mean_)
-        if features is None:
-            return np.zeros(n_feat)
         feats = np.asarray(features, dtype=float).reshape(-1)
         if feats.shape[0] != n_feat:
-            raise ValueError(f"features must have {n_feat} entries, got {feats.shape[0]}")
-        return self._standardise(feats[None, :])[0]
+            raise ValueError(f"{name} must have {n_feat} entries, got {feats.shape[0]}")
+        return feats[None, :]
+
+    def _new_features(self, features: np.ndarray | None) -> np.ndarray:
+        """Standardised features of a model folded in; not given: `new_model_features_`."""
+        if features is None:
+            default = getattr(self, "new_model_features_", None)
+            return np.zeros(len(self.feature_mean_)) if default is None else default
+        return self._standardise(self._feature_row(features, "features"))[0]
 
     def _fold_in_z(
-        self, row: np.ndarray, features: np.ndarray | None
+        self, row: np.ndarray, features: np.ndarray | None, group: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance of the new row's mean function, per benchmark."""
-        offset, design_all, theta, cov = self._fold_in_posterior(row, features)
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group)
         mean_draws = offset + (design_all @ theta[..., None])[..., 0]  # (S, m)
         param_var = np.einsum("smi,sij,smj->sm", design_all, cov, design_all)
         mean = mean_draws.mean(axis=0)
         var = mean_draws.var(axis=0) + param_var.mean(axis=0)
         return mean, var
 
+    def _model_prior(self, group: str | None) -> tuple[np.ndarray, np.ndarray]:
+        """(mean (S, d), precision (S, d, d)) of a new model's vector: its family's when the
+        fit saw the family, else the population's (a model of a family of its own)."""
+        groups = getattr(self, "model_groups_", None) or []
+        if group is not None and group in groups:
+            g = groups.index(group)
+            return self.model_group_mean_[:, g], self.model_group_precision_
+        return self.model_prior_mean_, self.model_prior_precision_
+
+    def fitted_model_prior(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per kept draw, the prior mean (S, n, d) and precision (S, n, d, d) of every fitted
+        model's [a_i, u_i]: its family's mean and the within-family precision for a model of
+        a family, the population prior (`model_prior_*`) for the others."""
+        rows = getattr(self, "model_row_groups_", None) or [None] * self.values_.shape[0]
+        n = len(rows)
+        means = np.repeat(self.model_prior_mean_[:, None, :], n, axis=1)
+        precision = np.repeat(self.model_prior_precision_[:, None], n, axis=1)
+        index = {g: k for k, g in enumerate(getattr(self, "model_groups_", None) or [])}
+        members = [i for i, g in enumerate(rows) if g in index]
+        if members:
+            means[:, members] = self.model_group_mean_[:, [index[rows[i]] for i in members]]
+            precision[:, members] = self.model_group_precision_[:, None]
+        return means, precision
+
     def _fold_in_posterior(
-        self, row: np.ndarray, features: np.ndarray | None
+        self, row: np.ndarray, features: np.ndarray | None, group: str | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per kept draw s: the offset (S, m) and design (S, m, d) of every benchmark, and the
-        Gaussian posterior mean (S, d) and covariance (S, d, d) of the new row's parameters."""
+        Gaussian posterior mean (S, d) and covariance (S, d, d) of the new row's parameters.
+        `group` names the model's family (see `_model_prior`)."""
         d = 1 + int(self.rank)
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
@@ -844,8 +983,8 @@ class BayesianCompleter:
         design = design_all[:, known]  # (S, k, d)
         target = z_known[None, :] - offset[:, known]
         base_w = self.benchmark_precision_[:, known] / self.new_model_noise_
-        prior_prec = self.model_prior_precision_
-        prior_shift = (prior_prec @ self.model_prior_mean_[..., None])[..., 0]
+        prior_mean, prior_prec = self._model_prior(group)
+        prior_shift = (prior_prec @ prior_mean[..., None])[..., 0]
         weight = base_w
         for step in range(_FOLD_IN_REWEIGHTS + 1):
             weighted = (design * weight[..., None]).transpose(0, 2, 1)  # (S, d, k)
@@ -864,6 +1003,7 @@ class BayesianCompleter:
         random_state: int = 0,
         level: float = 0.9,
         features: np.ndarray | None = None,
+        group: str | None = None,
     ) -> np.ndarray:
         """(n_draws, m) joint predictive draws of a new model's scores, original units; known
         scores are returned as given in every draw.
@@ -887,7 +1027,7 @@ class BayesianCompleter:
             scale = scale * calibration.factor(int((~np.isnan(row)).sum()), level)
         else:
             check_level(level)
-        offset, design_all, theta, cov = self._fold_in_posterior(row, features)
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group)
         n_kept, m, d = design_all.shape
         z_mean = (offset + (design_all @ theta[..., None])[..., 0]).mean(axis=0)
         rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
@@ -918,4 +1058,6 @@ _PARAMS = (
     "interval_scale",
     "random_state",
     "eps",
+    "group_shape",
+    "group_rate",
 )

@@ -6,6 +6,8 @@ benchmark parameters are not refitted without the cell, so this is leave-one-out
 Its residual in the completer's z-space is divided by the predictive sd, sqrt(posterior
 variance of the cell's mean + noise variance of benchmark j for a typical model); cells with
 |z| > threshold are flagged. A score from another harness, a unit slip or a typo shows up here.
+`suspicious_scores` also flags the odd cells of a percent column that mixes scales
+(`scale_mix`): a column in two spellings can fit itself well enough to hide from the residuals.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import polars as pl
 
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.trust._foldin import BatchFoldIn
+from predictor.trust.scale_mix import mixed_scale_cells
 
 DEFAULT_THRESHOLD = 3.5
 _SCHEMA = {
@@ -131,11 +134,13 @@ _CACHE: dict[str, pl.DataFrame] = {}
 
 
 def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
-    """Flagged cells of a snapshot, with model and benchmark ids and the cell's source.
+    """Flagged cells of a snapshot, with model and benchmark ids, the cell's source and why.
 
-    Read from the snapshot's stored `residuals.parquet` (written at publish time); snapshots
-    published before it existed are checked against their fitted completer on first use and
-    cached per snapshot content in this process.
+    `reason` is "mixed scale" for the odd cells of a percent column holding two scales (listed
+    first) and "residual" for cells with |leave-one-out z| > threshold (most extreme first).
+    Residuals are read from the snapshot's stored `residuals.parquet` (written at publish time);
+    snapshots published before it existed are checked against their fitted completer on first
+    use and cached per snapshot content in this process.
     """
     stored = bp.snapshot.residuals
     if stored is None:
@@ -146,4 +151,21 @@ def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
                 values, bp.fit_models_, bp.fit_benchmarks_, bp.completer_, bp.snapshot.cells
             )
         stored = _CACHE[key]
-    return above_threshold(stored, threshold)
+    flagged = above_threshold(stored, threshold).with_columns(reason=pl.lit("residual"))
+    return _with_mixed_scale(bp, stored, flagged)
+
+
+def _with_mixed_scale(bp, residuals: pl.DataFrame, flagged: pl.DataFrame) -> pl.DataFrame:
+    benchmarks = bp.snapshot.benchmarks
+    scale_of = dict(benchmarks.select("benchmark_id", "scale").iter_rows())
+    direction_of = dict(benchmarks.select("benchmark_id", "direction").iter_rows())
+    odd = mixed_scale_cells(bp.snapshot.cells, scale_of, direction_of)
+    if odd.is_empty():
+        return flagged
+    keys = ["model_id", "benchmark_id"]
+    odd = (
+        odd.join(residuals.drop("observed"), on=keys, how="left")
+        .with_columns(reason=pl.lit("mixed scale"))
+        .select(flagged.columns)
+    )
+    return pl.concat([odd, flagged.join(odd, on=keys, how="anti")], how="vertical_relaxed")

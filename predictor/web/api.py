@@ -497,6 +497,45 @@ def run(catalog: Catalog, query: Params, name: str) -> dict[str, Any]:
     return private.trajectory(bench, name, found, chosen, targets, level)
 
 
+MAX_NAME_CHARS = 200  # a new benchmark's name, echoed back in the answer
+
+
+def _finite(value: Any) -> Any:
+    """Rows and lists with every float finite (or None) and every time as text, at any depth."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return _json_value(value)
+
+
+def new_benchmark(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`BenchPress.predict_benchmark`: a new benchmark's scores for every model of the fit
+    from some models' scores on it (`scores`: model=score,... or an object, at least 3), with
+    the ranking, the public benchmarks it behaves most like and the models to run next;
+    `scale` percent (default) or unbounded, `name` as the answer shows it."""
+    params.check_allowed(
+        query, ["version", "scores", "scale", "level", "name"], "/api/new-benchmark"
+    )
+    bench = _bench(catalog, query)
+    if query.get("scores") in (None, "", {}):
+        raise bad_request("scores is empty: give model=score pairs of at least 3 models")
+    known = params.scores(query)
+    scale = (params.text(query, "scale") or "percent").strip() or "percent"
+    level = params.level(query)
+    name = params.text(query, "name")
+    if name is not None and len(name) > MAX_NAME_CHARS:
+        raise bad_request(f"name is longer than {MAX_NAME_CHARS} characters")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FractionScoresWarning)
+        try:
+            result = bench.predict_benchmark(known, scale=scale, level=level, name=name)  # type: ignore[arg-type]
+        except (UnknownNameError, ValueError, TypeError) as exc:
+            raise bad_request(str(exc)) from None
+    said = [str(w.message) for w in caught if issubclass(w.category, FractionScoresWarning)]
+    return {**_finite(result.as_dict()), "warnings": list(dict.fromkeys(said))}
+
+
 Endpoint = Callable[[Catalog, Params], dict[str, Any]]
 ENDPOINTS: dict[str, Endpoint] = {
     "versions": versions,
@@ -511,8 +550,9 @@ ENDPOINTS: dict[str, Endpoint] = {
     "results": results_info,
     "private": private_list,
     "runs": runs,
+    "new-benchmark": new_benchmark,
 }
-POST_ENDPOINTS = frozenset({"predict", "compare", "results"})
+POST_ENDPOINTS = frozenset({"predict", "compare", "results", "new-benchmark"})
 UPLOAD_PATH = "/api/results"  # POST: a file's raw bytes, not parameters
 
 

@@ -8,6 +8,7 @@ JSON.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -29,13 +30,27 @@ def number(value: Any, digits: int | None = None) -> float | None:
 
 
 def _rows(array: np.ndarray, digits: int) -> list[list[float | None]]:
-    return [[number(v, digits) for v in row] for row in array]
+    """Rows of rounded floats, None where not finite (vectorised: the matrix has ~500k cells)."""
+    rounded = np.round(np.asarray(array, dtype=float), digits)
+    cells = rounded.astype(object)
+    cells[~np.isfinite(rounded)] = None
+    return cells.tolist()
+
+
+# One answer per loaded snapshot: the matrix is the page's largest payload and never changes.
+_MATRICES: weakref.WeakKeyDictionary[BenchPress, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def matrix(bench: BenchPress) -> dict[str, Any]:
     """Observed cells and the fit's in-sample completion on the fitted block (models and
     benchmarks with enough observations). The long tail outside it (thousands of open models
     with six scores each) stays reachable per model and per cell, with provenance."""
+    if (cached := _MATRICES.get(bench)) is None:
+        cached = _MATRICES[bench] = _matrix(bench)
+    return cached
+
+
+def _matrix(bench: BenchPress) -> dict[str, Any]:
     view = bench.matrix()
     rows = [view.models.index(m) for m in bench.fit_models_]
     cols = [view.benchmarks.index(b) for b in bench.fit_benchmarks_]
@@ -169,6 +184,7 @@ def suspicious(bench: BenchPress) -> list[dict[str, Any]]:
             "observed": number(r["observed"], DIGITS),
             "predicted": number(r["predicted"], DIGITS),
             "z": number(r["z"], 2),
+            "reason": r["reason"],
         }
         for r in flagged.iter_rows(named=True)
     ]

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, Fetcher
+from pipelines.locking import lock_path, read_holder
 from pipelines.sources import SOURCES
 from pipelines.stages.ingest import ingest_source
 from pipelines.stages.parse import parse_source
@@ -36,7 +37,6 @@ from tests.faults.refreshing import (
     Readers,
     Refresh,
     end_state,
-    lock_wired,
     seed_previous_version,
 )
 from tests.support.mirror_server import MirrorServer
@@ -102,8 +102,8 @@ class UninterruptedRun:
     previous: str  # the version in the store before the refresh
     refresh: Refresh
     exit_code: int
-    rival: Refresh | None  # started while `refresh` held the lock (None: lock not wired)
-    rival_exit_code: int | None
+    rival: Refresh  # started while `refresh` held the lock
+    rival_exit_code: int
     readers: Readers
     app: App
     end: EndState
@@ -120,17 +120,13 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Uninterr
         readers = Readers(app, bench, previous)
         readers.start()
         refresh = Refresh.start(home, REFRESH_ARGS)
-        rival = rival_code = None
-        if lock_wired():
-            from pipelines.locking import lock_path, read_holder
-
-            deadline = time.monotonic() + 300
-            while read_holder(lock_path(home)).pid != refresh.pid:
-                assert refresh.proc.poll() is None, refresh.tail()
-                assert time.monotonic() < deadline, "the refresh never took the lock"
-                time.sleep(0.1)
-            rival = Refresh.start(home, REFRESH_ARGS)
-            rival_code = rival.wait(timeout=REFRESH_TIMEOUT)
+        deadline = time.monotonic() + 300
+        while read_holder(lock_path(home)).pid != refresh.pid:
+            assert refresh.proc.poll() is None, refresh.tail()
+            assert time.monotonic() < deadline, "the refresh never took the lock"
+            time.sleep(0.1)
+        rival = Refresh.start(home, REFRESH_ARGS)
+        rival_code = rival.wait(timeout=REFRESH_TIMEOUT)
         code = refresh.wait(timeout=REFRESH_TIMEOUT)
         time.sleep(1.0)  # a last round of reads after the publish
         readers.stop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import os
 import re
@@ -40,21 +39,6 @@ STUCK_SECONDS = 15.0  # steps waiting for a pool slot this long, none started: t
 
 class PoolSlotLeak(AssertionError):
     """The refresh waits forever for a `duckdb` pool slot held by a killed run."""
-
-
-def crash_hook_wired() -> bool:
-    """Do the assets call `crash_point` (the diff of the issue 9 report applied)?"""
-    import pipelines.assets.fit as fit
-    import pipelines.assets.sources as sources
-
-    return all("crash_point(" in inspect.getsource(m) for m in (fit, sources))
-
-
-def lock_wired() -> bool:
-    """Does `run_refresh` take the refresh lock (the diff of the issue 9 report applied)?"""
-    import pipelines.run as run
-
-    return "refresh_lock" in inspect.getsource(run)
 
 
 def benchpress_command() -> list[str]:

@@ -16,23 +16,17 @@ import sys
 import textwrap
 import time
 
-import duckdb
 import pytest
 
 import warehouse.db
 from predictor.paths import snapshot_store_dir
 from predictor.snapshots import verify
-from tests.faults.refreshing import EXIT_LOCKED, duckdb_intact, lock_wired
+from tests.faults.refreshing import EXIT_LOCKED, duckdb_intact
 
 pytestmark = pytest.mark.slow
 MAX_READ_SECONDS = 20.0  # one read on a loaded 2-core machine; a refresh takes far longer
 
 
-@pytest.mark.xfail(
-    not lock_wired(),
-    reason="pipelines/run.py does not take pipelines.locking.refresh_lock yet (issue 9 diff)",
-    run=False,
-)
 def test_second_refresh_fails_clearly_while_one_runs(uninterrupted) -> None:
     first, second = uninterrupted.refresh, uninterrupted.rival
     assert uninterrupted.exit_code == 0, first.tail()
@@ -130,13 +124,6 @@ READER = textwrap.dedent(
 )
 
 
-@pytest.mark.xfail(
-    not hasattr(warehouse.db, "open_waiting"),
-    reason="warehouse.db.connect fails at once while another process reads the DuckDB file, "
-    "so a `warehouse stats` during a refresh fails that refresh's steps (issue 9 diff)",
-    raises=duckdb.IOException,
-    strict=True,
-)
 def test_a_short_read_of_the_live_warehouse_does_not_fail_the_writer(tmp_path) -> None:
     path = tmp_path / "warehouse.duckdb"
     with warehouse.db.connect(path):

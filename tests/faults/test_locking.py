@@ -25,7 +25,7 @@ from pipelines.locking import (
     refresh_lock,
 )
 from pipelines.run import REPO_DAGSTER_YAML
-from tests.faults.refreshing import lock_wired, run_benchpress
+from tests.faults.refreshing import run_benchpress
 
 HOLD = textwrap.dedent(
     """
@@ -153,11 +153,6 @@ def test_slots_of_a_killed_run_are_recovered_and_live_runs_left_alone(tmp_path: 
             os.killpg(proc.pid, signal.SIGKILL)  # its compute-log helpers, if any are left
 
 
-@pytest.mark.xfail(
-    not lock_wired(),
-    reason="pipelines/cli.py has no --wait / lock handling yet (issue 9 diff)",
-    run=False,
-)
 def test_cli_refresh_exits_3_naming_the_holder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     holder = hold_lock(home, 120)

@@ -17,7 +17,7 @@ from pipelines.fetch.transports import DEADLINE_ENV, Fetcher, FetchError, deadli
 from pipelines.sources import SOURCES
 from pipelines.stages.ingest import ingest_source
 from pipelines.stages.parse import parse_source
-from tests.support.mirror_server import MirrorServer, serve_status
+from tests.support.mirror_server import MirrorServer, serve_status, serve_trickle
 from warehouse.db import connect
 from warehouse.status import source_status
 
@@ -53,29 +53,6 @@ def serve_encoded(
         handler.end_headers()
         handler.wfile.write(body if cut is None else body[: int(len(body) * cut)])
         handler.wfile.flush()
-        handler.close_connection = True
-
-    return fault
-
-
-def serve_trickle(step: bytes = b" " * 10, every: float = 0.05, limit: float = 10.0) -> Responder:
-    """200 with an honest Content-Length, then a few bytes at a time: each chunk arrives well
-    within the read timeout, so only an overall deadline ends the download."""
-
-    def fault(handler: BaseHTTPRequestHandler, data: bytes) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        sent, started = 0, time.monotonic()
-        try:
-            while sent < len(data) and time.monotonic() - started < limit:
-                piece = data[sent : sent + len(step)]
-                handler.wfile.write(piece)
-                handler.wfile.flush()
-                sent += len(piece)
-                time.sleep(every)
-        except OSError:  # the client gave up: that is the point
-            pass
         handler.close_connection = True
 
     return fault

@@ -16,10 +16,10 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def refreshed(benchpress_home, mirror_server, monkeypatch):
+def refreshed(refreshed_home, mirror_server, monkeypatch):
+    """The home after one mirror refresh (a copy of the worker's shared one), and the mirror."""
     monkeypatch.setenv("BENCHPRESS_HTTP_MIRROR", mirror_server.base_url)
-    outcome = run_refresh(mode="mirror", home=benchpress_home)
-    return benchpress_home, outcome, mirror_server
+    return refreshed_home.home, refreshed_home.outcome, mirror_server
 
 
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):

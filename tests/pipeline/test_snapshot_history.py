@@ -4,6 +4,7 @@ answering the same."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import UTC, datetime
 
@@ -16,7 +17,7 @@ from pipelines.stages.rebuild import rebuild_as_of
 from predictor import BenchPress
 from predictor.cli import snapshot_diff
 from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import list_versions, read_manifest, verify
+from predictor.snapshots import list_versions, manifest_digest, read_manifest, verify
 from tests.support.replay_roots import older_replay_root
 from warehouse.scores import current_parses
 
@@ -46,6 +47,11 @@ def test_two_versions_with_parent_and_history(history) -> None:
     assert list_versions(store) == [first.version, second.version]
     manifest = read_manifest(store / second.version)
     assert manifest["parent"] == first.version
+    # each version's manifest digest: in its digest file and in the store's index
+    digests = {v: manifest_digest(read_manifest(store / v)) for v in list_versions(store)}
+    for version, digest in digests.items():
+        assert (store / version / "digest").read_text() == digest + "\n"
+    assert json.loads((store / "index.json").read_text())["digests"] == digests
     assert manifest["drift"]["against"] == first.version
     # the newer payloads dropped a few entries (llm-stats deepseek-r1 rows, ARC o1 variants)
     assert 0 < manifest["drift"]["cells_removed_share"] < 0.01
@@ -161,9 +167,10 @@ def test_shrunken_source_is_blocked_and_latest_stays(history, monkeypatch) -> No
     store = snapshot_store_dir(home)
     assert list_versions(store)[-1] == second.version
     verify(store / second.version)
-    # a consumer pinned to the first version still gets the very same answers
-    pinned = BenchPress.load(list_versions(store)[0], store=store).predict(PROBES)
-    assert pinned == v1_predictions
+    # a consumer pinned to the first version (and its manifest) still gets the same answers
+    v1 = list_versions(store)[0]
+    pin = f"{v1}@{manifest_digest(read_manifest(store / v1))}"
+    assert BenchPress.load(pin, store=store).predict(PROBES) == v1_predictions
 
     accepted = run_refresh(mode="replay", home=home, accept_drift="all")
     assert accepted.success and accepted.published

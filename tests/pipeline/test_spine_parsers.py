@@ -21,8 +21,9 @@ def test_benchpress_matrix_parses_every_observed_cell(mirror_server) -> None:
     assert frame["benchmark_key"].n_unique() == 133
     units = dict(frame.group_by("unit").len().iter_rows())
     assert units == {
-        "percent": 2512,
+        "percent": 2503,
         "fraction": 8,  # omnidocbench: an edit distance on 0-1, made percent downstream
+        "edit_distance": 9,  # omnidocbench_1.5's cells at or below 1 (the others are 1 - d)
         "elo": 31,
         "rating": 27,
         "dollars": 8,
@@ -31,6 +32,9 @@ def test_benchpress_matrix_parses_every_observed_cell(mirror_server) -> None:
     omnidoc = frame.filter(pl.col("benchmark_key") == "omnidocbench")
     assert omnidoc["unit"].unique().to_list() == ["fraction"]
     assert omnidoc["value"].max() == 0.154
+    v15 = frame.filter(pl.col("benchmark_key") == "omnidocbench_1.5").sort("value")
+    assert dict(v15.group_by("unit").len().iter_rows()) == {"edit_distance": 9, "percent": 2}
+    assert v15.filter(pl.col("unit") == "percent")["value"].to_list() == [89.1, 91.2]
     o3_mini = frame.filter(
         (pl.col("model_key") == "o3-mini-high") & (pl.col("benchmark_key") == "aider_polyglot_diff")
     ).row(0, named=True)

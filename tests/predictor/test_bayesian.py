@@ -148,7 +148,7 @@ def test_fold_in_with_no_known_score_gives_the_population_prediction(fitted):
 def test_state_round_trips_through_json(fitted):
     _, observed, _, model = fitted
     state = json.loads(json.dumps(export_state(model)))
-    assert state["state_version"] == 2 and state["method"] == "bayes"
+    assert state["state_version"] == 3 and state["method"] == "bayes"
     restored = restore_state(state, observed)
     assert isinstance(restored, BayesianCompleter)
     np.testing.assert_allclose(restored.predict(), model.predict(), atol=1e-5)
@@ -241,3 +241,132 @@ def test_trust_figure_is_the_interval_mass_of_the_same_predictive():
     assert np.array_equal(within, folded)
     with pytest.raises(ValueError, match="width must be a positive number"):
         model.predict_within(0.0)
+
+
+def family_matrix(seed: int = 3) -> tuple[np.ndarray, list[str]]:
+    """Percent scores of 12 families x 4 members: members' logit vectors lie close to their
+    family's (spread 0.05), families far apart (spread 1)."""
+    rng = np.random.default_rng(seed)
+    n_fam, per, m = 12, 4, 30
+    centre = rng.normal(0, 1.0, (n_fam, 3))
+    rows = np.repeat(centre, per, axis=0) + rng.normal(0, 0.05, (n_fam * per, 3))
+    cols = rng.normal(0, 1.0, (m, 3))
+    logit = rows[:, :1] + rows[:, 1:] @ cols[:, 1:].T + cols[:, 0]
+    logit += rng.normal(0, 0.1, logit.shape)
+    families = [f"fam{f}" for f in range(n_fam) for _ in range(per)]
+    return 100.0 / (1.0 + np.exp(-logit)), families
+
+
+def test_family_prior_pulls_a_sparse_model_toward_its_siblings():
+    full, families = family_matrix()
+    observed = hide(full, 0.2, seed=4)[0]
+    sparse = np.arange(0, 48, 4)  # one member of every family keeps only 3 scores
+    for i in sparse:
+        observed[i, 3:] = np.nan
+    scales = ["percent"] * full.shape[1]
+    plain = BayesianCompleter(n_chains=4).fit(observed, scales)
+    grouped = BayesianCompleter(n_chains=4).fit(observed, scales, row_groups=families)
+    err = {
+        name: np.median(np.abs(model.predict()[sparse, 3:] - full[sparse, 3:]))
+        for name, model in (("plain", plain), ("grouped", grouped))
+    }
+    assert err["grouped"] < 0.7 * err["plain"], err
+    assert grouped.model_groups_ == sorted(set(families))
+    assert grouped.model_group_mean_.shape == (40, 12, 4)
+    # New models folded in from 3 scores (one member of every family; the fit saw them with
+    # 80% of their scores, but fold-in ignores that): the family's mean is the better prior.
+    errors: dict[str, list[float]] = {"family": [], "population": []}
+    for f in range(12):
+        i = 4 * f + 1
+        row = np.full(full.shape[1], np.nan)
+        row[[2, 11, 20]] = full[i, [2, 11, 20]]
+        hidden = np.isnan(row)
+        for name, group in (("family", f"fam{f}"), ("population", None)):
+            errors[name] += list(np.abs(grouped.fold_in(row, group=group) - full[i])[hidden])
+    assert np.median(errors["family"]) < 0.8 * np.median(errors["population"])
+    row = np.where(np.arange(full.shape[1]) < 3, full[5], np.nan)
+    # An unknown family folds in like no family: the population prior.
+    np.testing.assert_array_equal(grouped.fold_in(row, group="unseen"), grouped.fold_in(row))
+
+
+def test_category_prior_pulls_a_sparse_benchmark_toward_its_kind():
+    full, families = family_matrix(seed=5)
+    values = full.T  # benchmarks now come in 12 kinds of 4
+    observed = hide(values, 0.2, seed=6)[0]
+    sparse = np.arange(0, 48, 4)  # one benchmark of every kind keeps 4 scores
+    observed[4:, sparse] = np.nan
+    scales = ["percent"] * values.shape[1]
+    plain = BayesianCompleter(n_chains=4).fit(observed, scales)
+    grouped = BayesianCompleter(n_chains=4).fit(observed, scales, col_groups=families)
+    err = [
+        np.median(np.abs(model.predict()[4:, sparse] - values[4:, sparse]))
+        for model in (plain, grouped)
+    ]
+    assert err[1] < 0.9 * err[0], err
+
+
+def test_grouped_fit_with_floors_round_trips_through_json():
+    full, families = family_matrix()
+    full[:, 0] = 25.0 + 0.75 * full[:, 0]
+    observed = hide(full, 0.2, seed=4)[0]
+    scales = ["percent"] * full.shape[1]
+    floors = [25.0] + [0.0] * (full.shape[1] - 1)
+    model = BayesianCompleter(n_chains=2).fit(
+        observed, scales, floors=floors, row_groups=families, row_features=np.arange(48.0)
+    )
+    state = json.loads(json.dumps(export_state(model)))
+    assert state["transform_floor"][:2] == [25.0, 0.0]
+    assert state["transform_lower"][0] == 0.0 and state["model_groups"][0] == "fam0"
+    restored = restore_state(state, observed)
+    np.testing.assert_allclose(restored.predict(), model.predict(), atol=1e-5)
+    row = np.where(np.arange(30) < 4, full[9], np.nan)
+    for kwargs in ({}, {"group": "fam2", "features": np.array([9.0])}):
+        np.testing.assert_allclose(restored.fold_in(row, **kwargs), model.fold_in(row, **kwargs))
+    assert restored.fold_in(np.full(30, np.nan))[0] > 25.0
+
+
+def test_state_version_2_still_restores_without_floors_or_families(fitted):
+    _, observed, _, model = fitted
+    state = json.loads(json.dumps(export_state(model)))
+    version_2 = ("method", "params", "scales", "transform_mean", "transform_std")
+    old = {
+        k: state[k] for k in (*version_2, "new_model_noise", "fold_in_calibration") if k in state
+    }
+    old["arrays"] = {
+        k: v
+        for k, v in state["arrays"].items()
+        if not k.startswith(("model_group", "model_features", "new_model_features"))
+    }
+    assert set(old["arrays"]) == {
+        "z_pred", "z_var", "model_noise", "benchmark_noise", "mu", "benchmark_params",
+        "benchmark_precision", "model_prior_mean", "model_prior_precision", "feature_mean",
+        "feature_std",
+    }  # fmt: skip
+    old["params"] = {k: v for k, v in state["params"].items() if not k.startswith("group_")}
+    old["state_version"] = 2
+    restored = restore_state(old, observed)
+    np.testing.assert_allclose(restored.predict(), model.predict(), atol=1e-5)
+    row = np.where(np.arange(40) % 3 == 0, observed[5], np.nan)
+    np.testing.assert_allclose(restored.fold_in(row), model.fold_in(row), atol=1e-5)
+    assert restored.model_groups_ == [] and restored.transform_.floor_.tolist() == [0.0] * 40
+
+
+def test_a_new_model_without_a_date_is_taken_as_the_newest_release():
+    full, _ = family_matrix()
+    observed = hide(full, 0.2, seed=4)[0]
+    years = np.linspace(2023.0, 2026.0, 48)
+    scales = ["percent"] * full.shape[1]
+    row = np.where(np.arange(30) < 5, full[40], np.nan)
+    newest = BayesianCompleter(n_chains=2).fit(
+        observed, scales, row_features=years, new_model_features=[2026.0]
+    )
+    np.testing.assert_array_equal(newest.fold_in(row), newest.fold_in(row, features=[2026.0]))
+    assert not np.array_equal(newest.fold_in(row), newest.fold_in(row, features=[2024.5]))
+    average = BayesianCompleter(n_chains=2).fit(observed, scales, row_features=years)
+    np.testing.assert_allclose(average.fold_in(row), average.fold_in(row, features=[2024.5]))
+    restored = restore_state(json.loads(json.dumps(export_state(newest))), observed)
+    np.testing.assert_allclose(restored.fold_in(row), newest.fold_in(row), atol=1e-6)
+    with pytest.raises(ValueError, match="new_model_features must have 1 entries, got 2"):
+        BayesianCompleter(n_chains=2).fit(
+            observed, scales, row_features=years, new_model_features=[1.0, 2.0]
+        )

@@ -9,6 +9,7 @@ import pytest
 
 from predictor import BenchPress
 from predictor.calibration import (
+    MIN_RESIDUALS,
     FoldInCalibration,
     calibrate_fold_in,
     conformal_quantile,
@@ -90,3 +91,26 @@ def test_the_bundled_snapshot_calibrates_new_model_intervals() -> None:
     }
     assert all(0.7 < f < 1.1 for f in factors90.values())
     assert factors90["1-3"] < 1.0  # few known scores: the model-based interval was too wide
+
+
+def test_factors_are_relative_to_the_completers_own_interval_scale() -> None:
+    """The factor multiplies interval_scale x t quantile x sd: a completer whose intervals are
+    narrower by construction gets a proportionally larger factor, the same final width."""
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    wide = calibrate_fold_in(
+        values,
+        scales,
+        lambda: BayesianCompleter(n_chains=2, n_burn=10, n_samples=10, interval_scale=1.0),
+    )
+    narrow = calibrate_fold_in(
+        values,
+        scales,
+        lambda: BayesianCompleter(n_chains=2, n_burn=10, n_samples=10, interval_scale=0.8),
+    )
+    ratio = np.array(narrow.factors) / np.array(wide.factors)
+    calibrated = np.array(wide.residuals) >= MIN_RESIDUALS  # the others keep factor 1
+    inside = calibrated[:, None] & (np.array(narrow.factors) < 2.0)  # and none clipped
+    assert inside.sum() >= 18
+    np.testing.assert_allclose(ratio[inside], 1.25)
+    assert (ratio[~calibrated] == 1.0).all()

@@ -23,6 +23,7 @@ from predictor.api import predictions_frame
 from predictor.cli import main
 from predictor.cli_output import Progress, progress_enabled
 from predictor.paths import bundled_snapshot_dir
+from predictor.snapshots import manifest_digest
 from predictor.stores import open_store
 from predictor.trust import (
     compare_models,
@@ -184,6 +185,7 @@ def test_snapshots_list_and_diff_csv(capsys, bp: BenchPress) -> None:
             "benchmarks": [m["counts"]["benchmarks"] for m in manifests],
             "cells": [m["counts"]["cells"] for m in manifests],
             "content_hash": [m["content_hash"][:12] for m in manifests],
+            "digest": [manifest_digest(m) for m in manifests],  # what VERSION@DIGEST pins
             "parent": [m.get("parent") or "" for m in manifests],
             "cached": [True] * len(versions),
             "store": [STORE] * len(versions),

@@ -185,3 +185,90 @@ def test_reference_recipe_on_one_paper_fold():
     )
     assert summary["medae"] < 6.0
     assert 0.8 < summary["coverage"] < 0.97
+
+
+@pytest.fixture(scope="module")
+def metr_matrix() -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, int]:
+    """The bundled snapshot's 33 models with a METR time horizon (minutes, unbounded) and the
+    benchmarks at least 20 of them have, with every other METR score hidden."""
+    from predictor.api import BenchPress
+
+    bp = BenchPress.load()
+    matrix = bp.matrix()
+    j = matrix.benchmarks.index("metr_time_horizon")
+    rows = np.flatnonzero(np.isfinite(matrix.values[:, j]))
+    cols = np.flatnonzero(np.isfinite(matrix.values[rows]).sum(axis=0) >= 20)
+    values = matrix.values[np.ix_(rows, cols)]
+    table = bp.snapshot.benchmarks.to_pandas().set_index("benchmark_id")
+    ids = [matrix.benchmarks[c] for c in cols]
+    lower = table.loc[ids, "lower"].to_numpy(dtype=float)
+    upper = table.loc[ids, "upper"].to_numpy(dtype=float)
+    metr = ids.index("metr_time_horizon")
+    hidden = values.copy()
+    hidden[::2, metr] = np.nan
+    return hidden, [matrix.scales[c] for c in cols], lower, upper, metr
+
+
+def test_complete_matrix_keeps_predictions_inside_each_valid_range(metr_matrix):
+    values, scales, lower, upper, metr = metr_matrix
+    assert values.shape == (33, 4) and (lower[metr], upper[metr]) == (0.0, 100000.0)
+    open_range = complete_matrix(values, scales)  # no range given: minutes may go negative
+    bounded = complete_matrix(values, scales, lower=lower, upper=upper)
+    hidden = np.isnan(values[:, metr])
+    raw = open_range.mean[hidden, metr]
+    assert (raw < 0).sum() == 6  # six models predicted below zero minutes without the range
+    # With the registry's range those are exactly 0 minutes and nothing else moves (the same
+    # draws: the range only bounds the back-transform).
+    np.testing.assert_array_equal(bounded.mean[hidden, metr], np.maximum(raw, 0.0))
+    np.testing.assert_array_equal(
+        bounded.low[hidden, metr], np.maximum(open_range.low[hidden, metr], 0.0)
+    )
+    np.testing.assert_array_equal(bounded.high[hidden, metr], open_range.high[hidden, metr])
+    assert (bounded.low >= lower).all() and (bounded.high <= upper).all()
+    assert np.array_equal(bounded.mean[~np.isnan(values)], values[~np.isnan(values)])
+    # The recipe's completion is held to the same range.
+    recipe = complete_matrix(values, scales, lower=lower, upper=upper, n_seeds=2, **ALS)
+    assert (recipe.mean >= lower).all() and (recipe.low >= lower).all()
+
+
+def test_a_score_outside_its_stated_range_is_an_error(metr_matrix):
+    values, scales, lower, upper, metr = metr_matrix
+    bad = values.copy()
+    bad[1, metr] = -5.0
+    with pytest.raises(
+        ValueError, match=r"values\[1, 2\] = -5 lies outside its valid range 0 to 100000"
+    ):
+        complete_matrix(bad, scales, lower=lower, upper=upper)
+    with pytest.raises(ValueError, match=r"lower\[0\] = 9 is above upper\[0\] = 1"):
+        complete_matrix(values, scales, lower=[9, 0, 0, 0], upper=[1, 100, 1e5, 100])
+    with pytest.raises(ValueError, match="lower has 3 entries but values has 4 columns"):
+        complete_matrix(values, scales, lower=[0, 0, 0])
+
+
+def test_chance_floor_maps_guessing_to_the_bottom_of_the_logit():
+    values = np.array([[25.0], [62.5], [100.0], [10.0]])
+    tf = ScaleTransform(["percent"], floors=[25.0]).fit(values)
+    warped = tf.transform(values)[:, 0] * tf.std_[0] + tf.mean_[0]
+    bottom = np.log(0.005 / 0.995)
+    # 62.5 is half way from chance (25) to 100: logit 0; at or below chance: the clip
+    np.testing.assert_allclose(warped, [bottom, 0.0, -bottom, bottom], atol=1e-12)
+    # back-transformed scores lie strictly between the floor and 100
+    back = tf.inverse(np.array([[-50.0], [0.0], [50.0]]))[:, 0]
+    assert 25.0 < back[0] < 25.001 and back[2] < 100.0
+    # scores at or below chance come back as the clip's bottom, 25 + 0.5% of the 75 points
+    np.testing.assert_allclose(
+        tf.inverse(tf.transform(values))[:, 0], [25.375, 62.5, 99.625, 25.375], atol=1e-9
+    )
+    with pytest.raises(ValueError, match=r"floors\[0\] = 120; a chance floor lies in 0-100"):
+        ScaleTransform(["percent"], floors=[120.0]).fit(values)
+
+
+def test_complete_matrix_never_predicts_below_a_chance_floor():
+    full = rank2_percent_matrix(n=40, m=8, seed=3)
+    full[:, 0] = 25.0 + 0.75 * full[:, 0]  # a 4-way multiple-choice column: 25-100
+    observed, mask = hide(full, 0.3, seed=2)
+    floors = [25.0] + [0.0] * 7
+    completion = complete_matrix(observed, ["percent"] * 8, floors=floors, n_chains=2)
+    assert (completion.low[:, 0] > 25.0).all() and (completion.mean[:, 0] > 25.0).all()
+    with pytest.raises(ValueError, match="floors needs method='bayes'"):
+        complete_matrix(observed, ["percent"] * 8, floors=floors, **ALS)

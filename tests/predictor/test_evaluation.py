@@ -17,8 +17,10 @@ from predictor.completion import Completion, complete_matrix
 from predictor.evaluation import (
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
+    DEFAULT_REGISTRY_PATH,
     Fold,
     Method,
+    SideAware,
     column_mean_baseline,
     evaluate_methods,
     format_interval_table,
@@ -26,12 +28,23 @@ from predictor.evaluation import (
     load_folds,
     load_paper_matrix,
     load_paper_models,
+    per_model_folds,
     ranking_accuracy,
     run_holdout,
     run_probe_protocol,
     summarize_errors,
     summarize_probe,
 )
+from predictor.evaluation_future import (
+    FutureMethod,
+    column_mean_future,
+    format_future,
+    ours_future,
+    probe_columns,
+    quarter_cuts,
+    run_future_protocol,
+)
+from predictor.side_information import PARTS, SideInformation, paper_side_information
 
 
 def cells_frame(rows: list[tuple[int, int, int, float]]) -> pl.DataFrame:
@@ -115,23 +128,27 @@ def test_side_by_side_runner_table_and_targets():
     table = format_table(results)
     assert "ours" in table and "column mean" in table and "MedAE" in table
     peers = {f["figure"]: f for f in peer_figures(results)}
-    assert set(peers) == {
+    assert list(peers) == [
         "held-out MedAE",
-        "ranking accuracy",
-        "90% coverage",
-        "90% median width",
         "probe MedAE (5 probes)",
-        "speed vs recipe (x)",
-    }
+        "ranking accuracy",
+        "90% median width",
+        "90% coverage",
+        "held-out seconds",
+    ]
     assert peers["held-out MedAE"] == {
         "figure": "held-out MedAE",
         "ours": ours["holdout"]["medae"],
+        "ours_plain": None,  # not run here
         "recipe_here": results["methods"]["reference"]["holdout"]["medae"],
         "benchpress_published": 4.60,
     }
-    assert peers["90% median width"]["benchpress_published"] == 27.2
+    # only figures measured as BenchPress measures them are shown beside its published ones
+    assert peers["90% median width"]["benchpress_published"] is None
+    assert peers["90% coverage"]["benchpress_published"] == 0.899
     shown = format_peers(list(peers.values()), "ours")
     assert "published" in shown and "goal" not in shown and "met" not in shown
+    assert "27.2 over all cells" in shown and "3.93 counting the revealed cells" in shown
 
 
 def test_reference_recipe_port_is_the_loop_version_and_matches_its_pinned_error():
@@ -207,3 +224,137 @@ def test_holdout_reports_coverage_and_width_at_each_level():
     assert summary["median_width_95"] == pytest.approx(widths[-1])
     table = format_interval_table({"methods": {"ours": {"label": "ours", "holdout": summary}}})
     assert f"{coverages[0]:.3f} / {widths[0]:5.1f}" in table
+
+
+def test_per_model_folds_split_every_row_in_thirds_on_seeds_of_our_own():
+    values, _, _, _ = load_paper_matrix(DEFAULT_MATRIX_PATH)
+    observed = np.isfinite(values)
+    folds = per_model_folds(values, seeds=[1000, 1001])
+    assert [(f.seed, f.fold) for f in folds] == [(s, k) for s in (1000, 1001) for k in range(3)]
+    for seed in (1000, 1001):
+        parts = [f.test_cells for f in folds if f.seed == seed]
+        cells = np.concatenate(parts)
+        assert len(cells) == observed.sum() == len({tuple(c) for c in cells})  # a partition
+        for part in parts:
+            per_row = np.bincount(part[:, 0], minlength=84)
+            assert (np.abs(per_row - observed.sum(axis=1) / 3) <= 1).all()
+            train = observed.copy()
+            train[part[:, 0], part[:, 1]] = False
+            assert train.sum(axis=0).min() >= 1  # no benchmark loses every score
+    first = {tuple(c) for c in folds[0].test_cells}
+    assert first != {tuple(c) for c in folds[3].test_cells}  # the seeds differ
+    again = per_model_folds(values, seeds=[1000])
+    assert all(
+        np.array_equal(a.test_cells, b.test_cells) for a, b in zip(again, folds[:3], strict=True)
+    )
+    official = {tuple(c) for c in load_folds(DEFAULT_FOLDS_PATH)[0].test_cells}
+    assert first != official
+
+
+def test_side_information_follows_the_columns_each_fit_keeps():
+    values, _, benchmark_ids, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
+    side = paper_side_information(DEFAULT_MATRIX_PATH, DEFAULT_REGISTRY_PATH, benchmark_ids)
+    j = benchmark_ids.index("gpqa_diamond")
+    assert side.floors[j] == 25.0 and side.categories[j] == "knowledge"
+    assert side.floors[benchmark_ids.index("mmlu_pro")] == 10.0
+    assert side.families[0] == "o3" and side.release_year[0] == pytest.approx(2025 + 30 / 365)
+    seen = {}
+
+    def spy(values, scales, **kwargs):
+        seen.update(kwargs)
+        return column_mean_baseline(values, scales)
+
+    # Hide every score of the first benchmark: the fit drops that column, the floors follow.
+    cells = np.argwhere(np.isfinite(values[:, :1]))
+    every_part = SideAware(side, PARTS, complete=spy)
+    every_part(values[:, 1:], scales[1:], columns=np.arange(1, 133))
+    assert len(seen["floors"]) == 132 and seen["floors"][j - 1] == 25.0
+    assert seen["col_groups"][j - 1] == "knowledge" and len(seen["row_groups"]) == 84
+    seen.clear()
+    run = run_holdout(values, scales, [Fold(0, 0, cells)], SideAware(side, complete=spy))
+    assert run.per_fold["n_unscored"][0] == len(cells) and len(seen["col_groups"]) == 132
+    assert "floors" not in seen  # the default leaves chance floors out (docs/method.md)
+    assert len(seen["lower"]) == 132 and seen["row_features"].shape == (84,)
+
+
+def dated_matrix() -> tuple[np.ndarray, list[str], SideInformation]:
+    """30 models x 8 benchmarks of rank-1 logits; 24 released in 2024, 6 in 2025Q1; benchmark
+    j is scored by 24 - j of the earlier models."""
+    rng = np.random.default_rng(3)
+    logit = rng.normal(size=(30, 1)) @ rng.normal(size=(1, 8)) + rng.normal(0, 0.2, (30, 8))
+    values = 100.0 / (1.0 + np.exp(-logit))
+    for j in range(1, 8):  # benchmark j: j of the 24 earlier models never ran it
+        values[:j, j] = np.nan
+    years = np.concatenate([np.linspace(2024.0, 2024.7, 24), np.linspace(2025.0, 2025.2, 6)])
+    return values, ["percent"] * 8, SideInformation(release_year=years)
+
+
+def test_quarter_cuts_need_enough_models_on_both_sides():
+    years = np.concatenate([np.linspace(2024.0, 2024.7, 24), np.linspace(2025.0, 2025.2, 6)])
+    assert [c.label for c in quarter_cuts(years)] == ["2025Q1"]
+    cut = quarter_cuts(years)[0]
+    assert (cut.start, cut.end) == (2025.0, 2025.25)
+    assert quarter_cuts(years, min_test=7) == []
+    # 2024Q4 has no new model; 2024Q2 and Q3 have 9 and 17 earlier models
+    assert [c.label for c in quarter_cuts(years, min_train=5)] == ["2024Q2", "2024Q3", "2025Q1"]
+    counts = np.array([24, 23, 22, 21, 20, 19, 18, 17])
+    assert probe_columns(np.ones(8, bool), counts, 5).tolist() == [0, 1, 2, 3, 4]
+    ties = np.array([5, 9, 9, 9, 9, 9, 9, 0])
+    assert probe_columns(np.ones(8, bool), ties, 5).tolist() == [1, 2, 3, 4, 5]
+
+
+def test_future_protocol_fits_on_the_past_and_scores_the_quarter():
+    values, scales, side = dated_matrix()
+    methods = [
+        FutureMethod("ours", "ours", ours_future(("date",))),
+        FutureMethod("column_mean", "column mean", column_mean_future()),
+    ]
+    results = run_future_protocol(values, scales, side, methods)
+    quarters = results["quarters"]
+    assert quarters["quarter"].to_list() == ["2025Q1", "2025Q1"]
+    row = quarters.filter(pl.col("method") == "column_mean").row(0, named=True)
+    assert (row["n_train_models"], row["n_test_models"], row["n_cells"]) == (24, 6, 18)
+    # column mean: the 24 earlier models' mean of benchmarks 5-7, each new model's 5 probes
+    # being benchmarks 0-4 (the most widely scored)
+    means = np.nanmean(values[:24, 5:], axis=0)
+    assert row["medae"] == pytest.approx(np.median(np.abs(values[24:, 5:] - means)))
+    ours = quarters.filter(pl.col("method") == "ours").row(0, named=True)
+    assert ours["n_cells"] == 18 and ours["medae"] < 0.5 * row["medae"]
+    assert 0.0 <= ours["coverage"] <= 1.0 and ours["median_width"] > 0
+    pooled = results["pooled"]
+    assert pooled["method"].to_list() == ["ours", "column_mean"]
+    assert pooled["n_cells"].to_list() == [18, 18]
+    table = format_future(results)
+    assert "2025Q1" in table and "column mean" in table and "goal" not in table
+    with pytest.raises(ValueError, match="needs a release date"):
+        run_future_protocol(values, scales, SideInformation(), methods)
+
+
+def test_evaluate_future_protocol_on_the_paper_matrix(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    out = tmp_path / "future.json"
+    args = parser.parse_args(
+        ["evaluate", "--protocol", "future", "--methods", "column_mean", "--out", str(out)]
+    )
+    assert args.func(args) == 0
+    printed = capsys.readouterr().out
+    assert "2025Q1" in printed and "2026Q2" in printed and "column mean" in printed
+    results = json.loads(out.read_text())
+    assert [q["quarter"] for q in results["quarters"]] == [
+        "2025Q1",
+        "2025Q2",
+        "2025Q3",
+        "2025Q4",
+        "2026Q1",
+        "2026Q2",
+    ]
+    assert [q["n_train_models"] for q in results["quarters"]] == [21, 32, 47, 57, 68, 77]
+    pooled = results["pooled"][0]
+    assert pooled["n_cells"] == 1657 and round(pooled["medae"], 2) == 13.2
+    with pytest.raises(CommandError, match="--source snapshot needs --protocol future"):
+        args = parser.parse_args(["evaluate", "--source", "snapshot", "--quick"])
+        args.func(args)
+    with pytest.raises(CommandError, match="'ours_date' is not a method of the future"):
+        args = parser.parse_args(["evaluate", "--protocol", "future", "--methods", "ours_date"])
+        args.func(args)

@@ -29,6 +29,7 @@ from predictor.snapshots import (
     verify,
 )
 from predictor.stores import open_store
+from tests.support.snapshots import resign
 
 BUNDLED = list_versions(bundled_snapshot_dir())[-1]
 NEWER = "2099.12.08.1"  # newer than any bundled version, so "latest" would pick it
@@ -118,8 +119,7 @@ def test_latest_picks_the_newest_valid_version_and_warns(local_store: Path) -> N
     add_copy(local_store, "2099.12.06.1")
     (local_store / "2099.12.06.1" / "manifest.json").chmod(0o644)
     manifest = read_manifest(local_store / "2099.12.06.1")
-    text = json.dumps({**manifest, "version": "2099.12.06.1"})
-    (local_store / "2099.12.06.1" / "manifest.json").write_text(text, "utf-8")
+    resign(local_store / "2099.12.06.1", {**manifest, "version": "2099.12.06.1"})  # digest too
     add_broken(local_store, '"x"')
     stores = [local_store, bundled_snapshot_dir()]
     with pytest.warns(BrokenSnapshotWarning, match=NEWER):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import polars as pl
 import pytest
 
 from predictor import BenchPress
@@ -98,7 +99,8 @@ def test_suspicious_scores_are_stored_in_the_snapshot_and_match_a_recomputation(
     stored = bp.snapshot.residuals
     assert stored is not None and "residuals.parquet" in bp.manifest["files"]
     assert stored.height == int((~np.isnan(bp._dense(bp.fit_models_, bp.fit_benchmarks_))).sum())
-    first = suspicious_scores(bp, threshold=5.0)
+    every = suspicious_scores(bp, threshold=5.0)
+    first = every.filter(pl.col("reason") == "residual")
     assert first.height > 0 and (first["z"].abs() > 5.0).all()
     assert list(first.columns) == [
         "model_id",
@@ -107,12 +109,15 @@ def test_suspicious_scores_are_stored_in_the_snapshot_and_match_a_recomputation(
         "predicted",
         "z",
         "source",
+        "reason",
     ]
     assert first["z"].abs().to_list() == sorted(first["z"].abs().to_list(), reverse=True)
-    assert bp.manifest["quality"]["suspicious_cells"] == suspicious_scores(bp).height
+    residual = suspicious_scores(bp).filter(pl.col("reason") == "residual")
+    assert bp.manifest["quality"]["suspicious_cells"] == residual.height
     # An older snapshot without the stored table: same answer, computed on demand.
     older = dataclasses.replace(bp.snapshot, residuals=None)
     recomputed = suspicious_scores(BenchPress(older), threshold=5.0)
+    recomputed = recomputed.filter(pl.col("reason") == "residual")
     assert recomputed.select("model_id", "benchmark_id").equals(
         first.select("model_id", "benchmark_id")
     )

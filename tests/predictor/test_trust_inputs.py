@@ -203,10 +203,10 @@ def test_a_looser_match_only_picks_among_the_open_ids() -> None:
 # ------------------------------------------------------------------------- cost overrides
 def test_cost_overrides_resolve_names(bp: BenchPress) -> None:
     plain = bp.select_probes(k=2, targets="chat", budget=3)
-    assert plain.benchmarks == ["mmlu_pro", "aime_2024"]
+    assert plain.benchmarks == ["mmlu_pro", "humaneval"]
     priced = bp.select_probes(k=2, targets="chat", costs={"MMLU Pro": 1000}, budget=3)
     assert "mmlu_pro" not in priced.benchmarks
-    assert priced.to_frame().row(0, named=True)["benchmark"] == "bigbench_hard"
+    assert priced.to_frame().row(0, named=True)["benchmark"] == "aime_2025"
 
 
 @pytest.mark.parametrize(
@@ -387,4 +387,5 @@ def test_every_shown_completion_stays_in_range(bp: BenchPress) -> None:
         ["arcee-trinity-large-preview"],
         targets=["metr_time_horizon"],
     ).to_frame()
-    assert ranked["reference_score"].to_list() == [0.0]  # was -2.3 minutes
+    (minutes,) = ranked["reference_score"].to_list()
+    assert minutes >= 0.0  # a fit once put it at -2.3 minutes

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -11,8 +10,9 @@ import pytest
 from pipelines.sources import aider
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "leaderboards" / "aider"
+OLDER = older_snapshot("aider")  # the older recorded copies, kept in the repo
 POLY, EDIT = aider.POLYGLOT_URL, aider.EDIT_URL
 RUN = b"""- dirname: run-a
   model: model a
@@ -126,9 +126,7 @@ def test_quirks(frame: pl.DataFrame) -> None:
 
 
 def test_older_snapshot_parses_with_old_names() -> None:
-    path = SHARED / "snapshot_2025-08-25" / "polyglot_leaderboard.yml"
-    if not path.is_file():
-        pytest.skip("shared/leaderboards (recorded snapshots) not beside the repo")
+    path = OLDER / "snapshot_2025-08-25" / "polyglot_leaderboard.yml"
     data = path.read_bytes()
     old = aider.parse({POLY: data})
     assert old.height == 67

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -11,8 +10,9 @@ import pytest
 from pipelines.sources import arc_prize as arc
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "leaderboards" / "arc_prize"
+OLDER = older_snapshot("arc_prize")  # the older recorded copies, kept in the repo
 EV, MO, DS, PR = arc.EVALUATIONS_URL, arc.MODELS_URL, arc.DATASETS_URL, arc.PROVIDERS_URL
 MODELS = [{"id": "m1", "displayName": "Model One", "providerId": "P"}]
 DATASETS = [{"id": "v2_Semi_Private", "displayName": "ARC-AGI-2"}]
@@ -128,9 +128,7 @@ def test_quirks(frame: pl.DataFrame) -> None:
 
 
 def test_prototype_snapshot() -> None:
-    folder = SHARED / "snapshot_2025-04-16_prototype"
-    if not folder.is_dir():
-        pytest.skip("shared/leaderboards (recorded snapshots) not beside the repo")
+    folder = OLDER / "snapshot_2025-04-16_prototype"
     payloads = {url: (folder / url.rsplit("/", 1)[-1]).read_bytes() for url in (EV, MO, DS, PR)}
     old = arc.parse(payloads)
     assert old.height == 89

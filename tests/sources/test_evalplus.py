@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -12,17 +10,9 @@ import pytest
 from pipelines.sources import evalplus
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-# The recorded leaderboards (older snapshots are read from there, not from the replay root):
-# BENCHPRESS_LEADERBOARDS_DIR, else `shared/leaderboards` next to the repository checkout.
-LEADERBOARDS = Path(
-    os.environ.get("BENCHPRESS_LEADERBOARDS_DIR")
-    or Path(__file__).resolve().parents[3] / "shared" / "leaderboards"
-)
-SHARED = LEADERBOARDS / "evalplus"
-needs_snapshots = pytest.mark.skipif(
-    not SHARED.is_dir(), reason=f"recorded leaderboards not found at {SHARED}"
-)
+OLDER = older_snapshot("evalplus")  # the older recorded copies, kept in the repo
 URL = evalplus.URL
 
 
@@ -82,9 +72,8 @@ def test_exact_values(frame: pl.DataFrame) -> None:
     assert row["benchmark_name"] == "MBPP"
 
 
-@needs_snapshots
 def test_older_snapshot_parses() -> None:
-    old = evalplus.parse({URL: (SHARED / "snapshot_2024-06-18" / "results.json").read_bytes()})
+    old = evalplus.parse({URL: (OLDER / "snapshot_2024-06-18" / "results.json").read_bytes()})
     assert old.height == 372
     assert old["model_key"].n_unique() == 111
     assert value(old, "Llama3-8B-instruct", "mbpp") == 70.1  # changed to 64.6 later

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
@@ -13,17 +11,9 @@ import pytest
 from pipelines.sources import llm_stats
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-# The recorded leaderboards (older snapshots are read from there, not from the replay root):
-# BENCHPRESS_LEADERBOARDS_DIR, else `shared/leaderboards` next to the repository checkout.
-LEADERBOARDS = Path(
-    os.environ.get("BENCHPRESS_LEADERBOARDS_DIR")
-    or Path(__file__).resolve().parents[3] / "shared" / "leaderboards"
-)
-SHARED = LEADERBOARDS / "llm_stats"
-needs_snapshots = pytest.mark.skipif(
-    not SHARED.is_dir(), reason=f"recorded leaderboards not found at {SHARED}"
-)
+OLDER = older_snapshot("llm_stats")  # the older recorded copies, kept in the repo
 LISTING = llm_stats.LISTING_URL
 RAW = llm_stats.RAW_BASE
 BENCH_URL = RAW + "data/organizations/acme/models/m-1/benchmarks.json"
@@ -128,7 +118,7 @@ def test_quirks(frame: pl.DataFrame) -> None:
 
 
 def _snapshot_payloads() -> dict[str, bytes]:
-    root = SHARED / "snapshot_2025-08-24"
+    root = OLDER / "snapshot_2025-08-24"
     listing = (root / "tree_listing_821a834.txt").read_bytes()
     payloads = {LISTING: listing}
     for url in llm_stats.discover(payloads):
@@ -136,7 +126,6 @@ def _snapshot_payloads() -> dict[str, bytes]:
     return payloads
 
 
-@needs_snapshots
 def test_older_snapshot_parses_with_its_scale_drift() -> None:
     payloads = _snapshot_payloads()
     assert len(payloads) == 301  # listing + 151 model.json + 149 benchmarks.json

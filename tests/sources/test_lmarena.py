@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -12,17 +10,9 @@ import pytest
 from pipelines.sources import lmarena
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-# The recorded leaderboards (older snapshots are read from there, not from the replay root):
-# BENCHPRESS_LEADERBOARDS_DIR, else `shared/leaderboards` next to the repository checkout.
-LEADERBOARDS = Path(
-    os.environ.get("BENCHPRESS_LEADERBOARDS_DIR")
-    or Path(__file__).resolve().parents[3] / "shared" / "leaderboards"
-)
-SHARED = LEADERBOARDS / "lmarena"
-needs_snapshots = pytest.mark.skipif(
-    not SHARED.is_dir(), reason=f"recorded leaderboards not found at {SHARED}"
-)
+OLDER = older_snapshot("lmarena")  # the older recorded copies, kept in the repo
 OLD_URL = (
     "https://raw.githubusercontent.com/fboulnois/llm-leaderboard-csv/"
     "f1d824adc74778cafccb813103f4af49b3d04ffb/csv/lmsys.csv"
@@ -118,9 +108,8 @@ def test_duplicate_rows_are_kept_as_rejected(frame: pl.DataFrame) -> None:
     assert json.loads(table["extra"][1])["rejected"] == "duplicate of line 27 (identical)"
 
 
-@needs_snapshots
 def test_older_snapshot_parses() -> None:
-    old = lmarena.parse({OLD_URL: (SHARED / "snapshot_2025-07-18" / "lmsys.csv").read_bytes()})
+    old = lmarena.parse({OLD_URL: (OLDER / "snapshot_2025-07-18" / "lmsys.csv").read_bytes()})
     assert old.height == 218
     assert old["model_key"].n_unique() == 218
     assert old["benchmark_key"].unique().to_list() == ["lmarena_text"]

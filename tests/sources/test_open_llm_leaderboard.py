@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -13,17 +11,9 @@ from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, replay_relpath
 from pipelines.sources import open_llm_leaderboard as olb
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
-# The recorded leaderboards (older snapshots are read from there, not from the replay root):
-# BENCHPRESS_LEADERBOARDS_DIR, else `shared/leaderboards` next to the repository checkout.
-LEADERBOARDS = Path(
-    os.environ.get("BENCHPRESS_LEADERBOARDS_DIR")
-    or Path(__file__).resolve().parents[3] / "shared" / "leaderboards"
-)
-SHARED = LEADERBOARDS / "open_llm_leaderboard"
-needs_snapshots = pytest.mark.skipif(
-    not SHARED.is_dir(), reason=f"recorded leaderboards not found at {SHARED}"
-)
+OLDER = older_snapshot("open_llm_leaderboard")  # the older recorded copies, kept in the repo
 URL = olb.URL
 OLD_URL = (
     "https://raw.githubusercontent.com/fboulnois/llm-leaderboard-csv/"
@@ -105,9 +95,8 @@ def test_same_repo_in_two_precisions_has_two_keys(frame: pl.DataFrame) -> None:
     assert rows["value"].to_list() == [0.427469849926622, 0.425774708579333]
 
 
-@needs_snapshots
 def test_older_schema_parses() -> None:
-    old = olb.parse({OLD_URL: (SHARED / "snapshot_2024-12-02" / "huggingface_v2.csv").read_bytes()})
+    old = olb.parse({OLD_URL: (OLDER / "snapshot_2024-12-02" / "huggingface_v2.csv").read_bytes()})
     assert old.height == 12684  # 2,114 rows x 6
     assert old["model_key"].n_unique() == 2114
     assert old["model_name"].n_unique() == 2058

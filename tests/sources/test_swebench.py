@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -12,9 +11,10 @@ import pytest
 from pipelines.sources import swebench
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
 from tests.support.fetching import fetch_via_mirror
+from tests.support.shared_data import older_snapshot
 
 URL = swebench.URL
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "leaderboards" / "swebench"
+OLDER = older_snapshot("swebench")  # the older recorded copies, kept in the repo
 RUN = {"name": "Agent X", "folder": "20250101_x", "resolved": 41.5, "date": "2025-01-01"}
 
 
@@ -126,9 +126,7 @@ def test_quirks(frame: pl.DataFrame) -> None:
 
 
 def test_older_snapshot_with_13_keys() -> None:
-    path = SHARED / "snapshot_2025-08-25" / "leaderboards.json"
-    if not path.is_file():
-        pytest.skip("shared/leaderboards (recorded snapshots) not beside the repo")
+    path = OLDER / "snapshot_2025-08-25" / "leaderboards.json"
     old = swebench.parse({URL: path.read_bytes()})
     assert old.height == 275
     sizes = dict(old.group_by("benchmark_key").len().iter_rows())

@@ -2,7 +2,8 @@
 
 Used instead of the live leaderboards, which this test machine cannot reach: the fetch code runs
 unchanged (requests over TCP), only the base URL differs. Supports ETag / If-None-Match so
-conditional GET is exercised, and per-path fault injection for the fault tests.
+conditional GET is exercised, per-path fault injection for the fault tests, and per-prefix
+delays (a slow mirror that answers every file correctly, just late) for the deadline tests.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ Fault = Callable[[BaseHTTPRequestHandler, bytes], None]
 class MirrorServer:
     root: Path
     faults: dict[str, Fault] = field(default_factory=dict)  # "/host/path" -> fault
+    # "/host/path-prefix" -> seconds to wait before answering any request under it
+    delays: dict[str, float] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, status)
     _server: ThreadingHTTPServer | None = None
 
@@ -44,6 +47,10 @@ class MirrorServer:
                 # the same mapping as pipelines.fetch.transports.replay_relpath: path kept as
                 # sent (percent-escapes included), query quoted into the file name
                 path = urlsplit(self.path).path
+                for prefix, seconds in list(mirror.delays.items()):
+                    if path.startswith(prefix):
+                        time.sleep(seconds)
+                        break
                 rel = path.lstrip("/")
                 query = urlsplit(self.path).query
                 if query:
@@ -113,5 +120,28 @@ def serve_slowly(delay: float) -> Fault:
     def fault(handler: BaseHTTPRequestHandler, data: bytes) -> None:
         time.sleep(delay)
         serve_status(200, data)(handler, data)
+
+    return fault
+
+
+def serve_trickle(step: bytes = b" " * 10, every: float = 0.05, limit: float = 10.0) -> Fault:
+    """200 with an honest Content-Length, then a few bytes at a time: each chunk arrives well
+    within the read timeout, so only an overall deadline ends the download."""
+
+    def fault(handler: BaseHTTPRequestHandler, data: bytes) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        sent, started = 0, time.monotonic()
+        try:
+            while sent < len(data) and time.monotonic() - started < limit:
+                piece = data[sent : sent + len(step)]
+                handler.wfile.write(piece)
+                handler.wfile.flush()
+                sent += len(piece)
+                time.sleep(every)
+        except OSError:  # the client gave up: that is the point
+            pass
+        handler.close_connection = True
 
     return fault

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,68 @@ def assert_same_content(rebuilt: dict, shipped: dict, rebuilt_dir: Path, shipped
                 pl.read_parquet(rebuilt_dir / name), pl.read_parquet(shipped_dir / name), name
             )
     _close(rebuilt.get("quality"), shipped.get("quality"), "manifest quality")
+
+
+# ------------------------------------------------------- editing published snapshots in tests
+def writable_copy(source: Path, target: Path) -> Path:
+    """A copy of a snapshot folder or store that tests may edit (published files are 0o444)."""
+    shutil.copytree(source, target, symlinks=True)
+    for path in [target, *target.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return target
+
+
+def write_manifest_text(folder: Path, manifest: dict[str, Any]) -> None:
+    """`manifest.json` rewritten as the writer lays it out, its digest file left alone."""
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    (folder / "manifest.json").write_text(text, "utf-8")
+
+
+def resign(folder: Path, manifest: dict[str, Any], index: bool = False) -> str:
+    """Rewrite a version's manifest and its digest file consistently, as a forger would (and
+    the store's index too with `index`); returns the new digest."""
+    from predictor.snapshots import manifest_digest
+
+    write_manifest_text(folder, manifest)
+    digest = manifest_digest(manifest)
+    (folder / "digest").write_text(digest + "\n", "ascii")
+    if index:
+        path = folder.parent / "index.json"
+        body = json.loads(path.read_text())
+        body["digests"][folder.name] = digest
+        path.write_text(json.dumps(body, indent=2) + "\n")
+    return digest
+
+
+class StaticStore:
+    """A store directory served read-only over HTTP on loopback (standing in for an https
+    host); records the request paths."""
+
+    def __init__(self, root: Path) -> None:
+        import threading
+        from functools import partial
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        self.paths: list[str] = []
+        paths = self.paths
+
+        class Handler(SimpleHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server API)
+                paths.append(self.path)
+                super().do_GET()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(root)))
+        self.httpd.daemon_threads = True
+        host, port = self.httpd.server_address[:2]
+        self.url = f"http://{host}:{port}/"
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

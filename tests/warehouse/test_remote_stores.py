@@ -27,7 +27,7 @@ import pytest
 from predictor import BenchPress
 from predictor import stores as store_module
 from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import SnapshotError, list_versions, load_snapshot
+from predictor.snapshots import SnapshotError, list_versions, load_snapshot, read_manifest_check
 from predictor.stores import INDEX, StaleSnapshotWarning, open_store, write_index
 from warehouse.remote import publish_to_store, sync_store
 from warehouse.snapshots import SnapshotTables, publish, stage
@@ -251,7 +251,12 @@ def test_local_publish_keeps_index(tmp_path: Path) -> None:
     before = index.stat().st_mtime_ns
     write_index(store)
     assert index.stat().st_mtime_ns == before  # unchanged listing, untouched file
-    assert json.loads(index.read_text()) == {"format_version": 1, "versions": [V1, V2]}
+    digests = {v: read_manifest_check(store / v).digest for v in (V1, V2)}
+    assert json.loads(index.read_text()) == {
+        "format_version": 1,
+        "versions": [V1, V2],
+        "digests": digests,  # each version's manifest digest, recorded when first indexed
+    }
 
 
 class _Quiet(SimpleHTTPRequestHandler):

@@ -57,7 +57,16 @@ def test_snapshot_summary_models_and_benchmarks(app: RunningApp, bp: BenchPress)
     assert [b["benchmark_id"] for b in doc["benchmarks"]] == bp.benchmarks
     gpqa = next(b for b in doc["benchmarks"] if b["benchmark_id"] == "gpqa_diamond")
     assert gpqa["name"] == "GPQA Diamond" and gpqa["scale"] == "percent" and gpqa["probe"] is True
-    assert set(doc["models"][0]) == {"model_id", "name", "n_cells", "n_sources", "in_fit"}
+    assert set(doc["models"][0]) == {
+        "model_id",
+        "name",
+        "n_cells",
+        "n_sources",
+        "in_fit",
+        "release_date",
+        "family",
+        "date_source",
+    }
 
 
 def test_predict_get_equals_the_python_api(app: RunningApp, bp: BenchPress) -> None:
@@ -189,6 +198,9 @@ def test_model_with_provenance_and_suggested_probes(app: RunningApp, bp: BenchPr
         "n_cells": facts["n_cells"],
         "n_sources": facts["n_sources"],
         "in_fit": True,
+        "release_date": "2025-12-11",
+        "family": "gpt5.2",
+        "date_source": "catalogue",
     }
     cells = bp.scores().filter(bp.scores()["model_id"] == "gpt-5.2")
     assert [s["benchmark_id"] for s in doc["scores"]] == sorted(cells["benchmark_id"].to_list())
@@ -424,17 +436,17 @@ def test_probes_names_resolve_and_smaller_k_is_a_prefix(app: RunningApp, bp: Ben
     query = "targets=livecodebench,SWE-bench%20Verified&allowlist=" + quote(
         ",".join(allow), safe=","
     )
-    three = app.get(f"/api/probes?k=3&{query}").json()
     two = app.get(f"/api/probes?k=2&{query}").json()
+    one = app.get(f"/api/probes?k=1&{query}").json()
     targets = ["livecodebench", "swe_bench_verified"]
-    for doc, k in ((three, 3), (two, 2)):
+    for doc, k in ((two, 2), (one, 1)):
         expected = bp.select_probes(k=k, targets=targets, allowlist=ids)
         assert doc["benchmarks"] == expected.benchmarks and len(doc["benchmarks"]) == k
         assert doc["expected_medae"] == expected.errors
         assert doc["steps"] == expected.to_frame().to_dicts()
         assert doc["targets"] == targets and doc["profile"] is None
         assert doc["allowlist"] == ids
-    assert two["benchmarks"] == three["benchmarks"][:2]
+    assert one["benchmarks"] == two["benchmarks"][:1]
 
 
 def test_probes_budget_allows_fewer_than_k(app: RunningApp, bp: BenchPress) -> None:
@@ -455,12 +467,12 @@ def test_probes_picker_cache_serves_smaller_k_without_searching(bp: BenchPress) 
         return bp.select_probes(**kwargs)  # type: ignore[arg-type]
 
     def pick(k: int) -> object:
-        wanted = picker.request(bp, {"targets": "chat", "k": str(k), "budget": "2.5"})
+        wanted = picker.request(bp, {"targets": "chat", "k": str(k), "budget": "2"})
         return picker.select(bp, wanted, run=run)
 
     picker.clear_cache()
     first = pick(3)
-    assert first == bp.select_probes(k=3, budget=2.5, targets="chat")
+    assert first == bp.select_probes(k=3, budget=2, targets="chat")
     assert len(first.columns) == 2  # two probes of cost 1: the budget stops the search
     assert pick(1).benchmarks == first.benchmarks[:1]
     assert pick(6) == first  # the run stopped short of k: a larger k picks nothing more

@@ -13,7 +13,7 @@ import pytest
 
 from predictor import BenchPress
 from predictor.paths import bundled_snapshot_dir
-from predictor.web.server import MAX_BODY_BYTES
+from predictor.web.bodies import MAX_BODY_BYTES
 from predictor.web.uploads import MAX_UPLOAD_BYTES
 from tests.web.conftest import (
     BUNDLED_VERSION,

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from predictor.web.server import MAX_BODY_BYTES, STATIC_DIR
+from predictor.web.asgi import STATIC_DIR
+from predictor.web.bodies import MAX_BODY_BYTES
 from tests.web.conftest import RunningApp
 
 CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

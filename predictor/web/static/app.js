@@ -1,5 +1,6 @@
-// BenchPress web page: state, URL sync and the six views (predict, pick probes, compare,
-// matrix, fit, runs; the probe picker lives in probes.js, the runs view in runs.js).
+// BenchPress web page: state, URL sync and the seven views (predict, pick probes, compare,
+// new benchmark, matrix, fit, runs; the probe picker lives in probes.js, the runs view in
+// runs.js, the new-benchmark view in new_benchmark.js).
 // Talks only to this server's JSON API; builds every node with dom.js (textContent).
 
 import { el, clear, byId, fmt, scoreText, sourceLink, debounce, chip } from "./dom.js";
@@ -8,8 +9,9 @@ import { intervalChart, spectrumChart, scatterChart, legend, PALETTE } from "./c
 import { Heatmap, colour, PREDICTED_FADE } from "./heatmap.js";
 import { ProbePicker } from "./probes.js";
 import { RunsView } from "./runs.js";
+import { NewBenchmarkView } from "./new_benchmark.js";
 
-const VIEWS = ["predict", "probes", "compare", "matrix", "fit", "runs"];
+const VIEWS = ["predict", "probes", "compare", "new-benchmark", "matrix", "fit", "runs"];
 const DEFAULT_LEVEL = 0.9;
 // the interval levels the API serves (predictor/methods/common.py MIN_LEVEL, MAX_LEVEL)
 const MIN_LEVEL = 0.01;
@@ -58,6 +60,12 @@ const runs = new RunsView({
   version: () => versionParam(),
   level: () => state.level,
   benchmark: (id) => state.benchmarks.get(id),
+  onChange: () => updateUrl(),
+});
+
+const newBenchmark = new NewBenchmarkView({
+  version: () => versionParam(),
+  level: () => state.level,
   onChange: () => updateUrl(),
 });
 
@@ -129,6 +137,7 @@ function readUrl() {
     cell.length === 2 && cell[0] && cell[1] ? { model: cell[0], benchmark: cell[1] } : null;
   if (state.view === "probes") picker.readUrl(params);
   if (state.view === "runs") runs.readUrl(params);
+  if (state.view === "new-benchmark") newBenchmark.readUrl(params);
   return {
     scores: params.get("scores"),
     model: params.get("model"),
@@ -154,6 +163,7 @@ function currentQuery() {
   }
   if (state.view === "probes") Object.assign(params, picker.query());
   if (state.view === "runs") Object.assign(params, runs.query());
+  if (state.view === "new-benchmark") Object.assign(params, newBenchmark.query());
   return buildQuery(params);
 }
 
@@ -1203,7 +1213,8 @@ function renderMatrixLegend() {
       text:
         "0 → 100 for percent benchmarks; open scales min → max · rows: model ids, columns: " +
         `benchmark ids (names in the tooltip) · outlined: ${state.matrix.suspicious.length} ` +
-        `cells with leave-one-out |z| > ${state.matrix.suspicious_threshold_z}`,
+        `cells with leave-one-out |z| > ${state.matrix.suspicious_threshold_z} or in a ` +
+        "column that mixes scales",
     }),
   );
 }
@@ -1443,6 +1454,7 @@ function renderView() {
   if (state.view === "probes") return picker.show();
   if (state.view === "compare") return loadPrivate().then(runCompare);
   if (state.view === "runs") return runs.show();
+  if (state.view === "new-benchmark") return newBenchmark.show();
   if (state.view === "matrix") return loadMatrix();
   return loadFit();
 }
@@ -1454,6 +1466,7 @@ async function changeVersion(version) {
   state.plots = null;
   picker.versionChanged();
   runs.versionChanged();
+  newBenchmark.versionChanged();
   try {
     await loadSnapshot();
     showError("error", "");
@@ -1469,6 +1482,7 @@ async function changeVersion(version) {
 function bind() {
   picker.bind();
   runs.bind();
+  newBenchmark.bind();
   bindUpload();
   byId("goto-picker").addEventListener("click", () => showView("probes"));
   byId("probe-form").addEventListener("submit", (event) => {
@@ -1523,6 +1537,7 @@ function bind() {
     if (state.view === "compare") runCompare();
     if (state.view === "matrix" && state.cell) selectCell(state.cell.model, state.cell.benchmark);
     if (state.view === "runs") runs.load();
+    if (state.view === "new-benchmark") newBenchmark.load();
   });
   byId("compare-model-add").addEventListener("click", () => addCompare("models"));
   byId("compare-benchmark-add").addEventListener("click", () => addCompare("benchmarks"));

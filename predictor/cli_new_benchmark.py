@@ -1,0 +1,164 @@
+"""`benchpress predict-benchmark`: a new benchmark's scores for every model, from a few models'
+scores on it (`BenchPress.predict_benchmark`, the transpose of `predict`).
+
+Prints the predicted table (best first, one decimal, with the unit and P(above the next row)
+for the ranked top), the public benchmarks it behaves most like and the models to run next;
+`--json` prints every table, `--csv` the predictions frame (every model). Wired into
+`benchpress` by `register(subparsers)`; helpers of `predictor.cli` are imported inside the
+command (cli imports this module at load time).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from predictor.cli_output import (
+    CommandError,
+    emit,
+    interval_level,
+    level_label,
+    positive_int,
+    print_table,
+    printable,
+)
+from predictor.new_benchmark import MIN_SCORES, SCALES, NewBenchmarkPrediction
+
+DEFAULT_TOP = 20
+MAX_RANKED = 50  # rows with P(above next): the pairwise figures grow with the square
+LISTED = 5  # similar benchmarks and models to run next in the table output
+
+
+def _table_rows(result: NewBenchmarkPrediction, top: int) -> list[dict[str, Any]]:
+    """The first `top` predictions as printable rows (one decimal, like `predict`)."""
+    above = {
+        r["model"]: r["p_better_than_next"]
+        for r in result.ranking.to_frame().iter_rows(named=True)
+        if r["p_better_than_next"] is not None
+    }
+    rows = []
+    for r in result.predictions.head(top).iter_rows(named=True):
+        p = above.get(r["model_id"])
+        rows.append(
+            {
+                "rank": r["rank"],
+                "model": printable(r["model_id"]),
+                "predicted": f"{r['predicted']:.1f}",
+                "lower": f"{r['lower']:.1f}",
+                "upper": f"{r['upper']:.1f}",
+                "±": f"{(r['upper'] - r['lower']) / 2:.1f}",
+                "unit": result.unit,
+                "P(>next)": "" if p is None else f"{100 * p:.0f}%",
+                "kind": "known" if r["observed"] else "predicted",
+            }
+        )
+    return rows
+
+
+def print_result(result: NewBenchmarkPrediction, top: int) -> None:
+    """The human output: header, predicted table, similar benchmarks, models to run next."""
+    n = result.predictions.height
+    print(
+        f"{printable(result.name)}: {n:,} models of snapshot {result.version} from "
+        f"{len(result.known)} known scores ({result.scale}), {level_label(result.level)} "
+        "intervals"
+    )
+    for note in result.notes:
+        print(f"  {printable(note)}")
+    columns = ["rank", "model", "predicted", "lower", "upper", "±", "unit", "P(>next)", "kind"]
+    print_table(_table_rows(result, top), columns)
+    if top < n:
+        print(f"... {n - top:,} more; --top N shows more, --json or --csv every model")
+    print()
+    print(
+        f"behaves most like (correlation of mean scores over the {n:,} models; r near 1 for "
+        "most benchmarks when few scores are known):"
+    )
+    similar = [
+        {
+            "rank": r["rank"],
+            "benchmark": printable(r["benchmark_id"]),
+            "r": f"{r['correlation']:.3f}",
+            "models": r["n_models"],
+        }
+        for r in result.similar.head(LISTED).iter_rows(named=True)
+    ]
+    print_table(similar, ["rank", "benchmark", "r", "models"])
+    print()
+    unit = "points" if result.scale == "percent" else "units"
+    print(
+        "run next (share of the other models' variance its score would remove; their mean "
+        f"{level_label(result.level)} interval width in {unit}, now -> after):"
+    )
+    following = [
+        {
+            "rank": r["rank"],
+            "model": printable(r["model_id"]),
+            "predicted": f"{r['predicted']:.1f}",
+            "removes": f"{100 * r['variance_reduction']:.0f}%",
+            "width": f"{r['width_before']:.1f} -> {r['width_after']:.1f}",
+        }
+        for r in result.next_models.head(LISTED).iter_rows(named=True)
+    ]
+    if following:
+        print_table(following, ["rank", "model", "predicted", "removes", "width"])
+    else:
+        print("(every model is known)")
+
+
+def cmd_predict_benchmark(args: argparse.Namespace) -> int:
+    from predictor.api import BenchPress
+    from predictor.cli import parse_scores
+
+    scores = parse_scores(args.scores)
+    if len(scores) < MIN_SCORES:
+        raise CommandError(
+            f"--scores: a new benchmark needs the scores of at least {MIN_SCORES} models, got "
+            f"{len(scores)} (model=score,model=score,model=score)"
+        )
+    bp = BenchPress.load(args.version, store=args.store)
+    result = bp.predict_benchmark(
+        scores,
+        scale=args.scale,
+        level=args.level,
+        name=args.name,
+        top=max(min(args.top, MAX_RANKED), LISTED),
+    )
+    emit(
+        args,
+        result.predictions,
+        payload=result.as_dict(),
+        table=lambda: print_result(result, args.top),
+    )
+    return 0
+
+
+def register(subparsers) -> None:
+    from predictor.cli_trust import _common
+
+    p = subparsers.add_parser(
+        "predict-benchmark",
+        help="predict a new benchmark for every model from a few models' scores on it",
+    )
+    p.add_argument(
+        "--scores",
+        required=True,
+        help=f"known models' scores on the new benchmark: model=score,... (at least {MIN_SCORES})",
+    )
+    p.add_argument(
+        "--scale",
+        choices=SCALES,
+        default="percent",
+        help="percent (0-100, the default) or unbounded (Elo, dollars, other open scales)",
+    )
+    p.add_argument("--level", type=interval_level, default=0.9, help="interval level (default 0.9)")
+    p.add_argument("--name", help="the benchmark's name in the output (default 'new benchmark')")
+    p.add_argument(
+        "--top",
+        type=positive_int,
+        default=DEFAULT_TOP,
+        help=f"rows of the table (default {DEFAULT_TOP}; P(>next) for the first "
+        f"{MAX_RANKED}); --json and --csv hold every model",
+    )
+    _common(p)  # --version, --store, --json / --csv
+    p.set_defaults(func=cmd_predict_benchmark)

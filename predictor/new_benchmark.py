@@ -1,0 +1,924 @@
+"""Predict a new benchmark for every model from a few models' scores: the transposed fold-in.
+
+`BenchPress.predict` folds a new *model* (a row) in against the fitted benchmark parameters.
+Here a new *benchmark* (a column) is folded in against the fitted model parameters. The
+default method models z_ij = mu + a_i + b_j + u_i . v_j + noise in a z-scored logit space;
+for a new column the unknowns are its bias b and loadings v (w = [b, v]), and each model with
+a known score gives one weighted least-squares equation z_i - mu - a_i = [1, u_i] . w.
+
+- Model parameters. A snapshot exports the kept posterior draws of the benchmark side only
+  (`benchmark_params_`, ...). Given draw s of those, each fitted model's [a_i, u_i] has the
+  Gaussian conditional the Gibbs sampler draws it from (its observed cells, that draw's
+  population prior, Student-t reweighting), so `placement` rebuilds the model side of the
+  posterior by sampling it, `n_model_samples` times per kept draw. The new column's
+  posterior then carries the uncertainty of the model factors, not only of its own loading.
+- Prior and noise of the new column, per draw: the distribution of the fitted benchmarks'
+  [b_j, v_j] (their mean and covariance across benchmarks; the bias variance widened by
+  `BIAS_PRIOR_SCALE`, since a new benchmark's level is unknown) and the median of their noise
+  variances; one Student-t reweighting step (`COLUMN_REWEIGHTS`).
+- The new column's z-scale: logit for percent scores (as every percent column), centred on
+  the known scores' mean, with their spread pooled with `SPREAD_PRIOR_SCORES` pseudo-scores at
+  a typical fitted column's (`spread_of`): a few known scores say little about a spread.
+- Predictions average over the samples; the variance adds the spread of the samples' means,
+  the loading's posterior variance and the noise; the central `level` interval is the
+  Student-t(nu) one of the default method, with the half-width scaled by the calibration
+  factor for the number of known scores (`interval_factor`, chosen on our own splits; see
+  `benchmarks/new_benchmark.py`).
+
+Why at least `MIN_SCORES` (3) scores: the column has a level and a direction in the factor
+space to estimate, and its noise is only known from the fitted benchmarks' noise; with two
+scores any level-and-slope fits them exactly, so nothing tells signal from noise.
+
+Also here, all from the same samples: P(A > B) for the top models (a mixture over samples of
+each one's difference, so models that share the loading's uncertainty are compared jointly,
+in `predictor.trust.rankings`' `BenchmarkRanking` form), the public benchmarks whose mean
+scores correlate most with the new one's across the models, and which models to run next:
+the expected share of the other models' average predictive variance (of the mean function) a
+model's score would remove, exact for the Gaussian posterior of each sample (Sherman-Morrison)
+and averaged over the samples; it needs no guess of the score itself.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from predictor.api import FractionScoresWarning, ProbeScoreError
+from predictor.methods.common import check_level, student_t_cdf, student_t_quantile
+from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, is_tie
+
+MIN_SCORES = 3
+SCALES = ("percent", "unbounded")
+# Samples of the model parameters per kept draw of the benchmark parameters.
+N_MODEL_SAMPLES = 5
+# Student-t reweighting steps: placing the fitted models (as `fold_in` does) and fitting the
+# new column (one: a few known scores are too few to tell an outlier from the rest).
+PLACEMENT_REWEIGHTS = 3
+COLUMN_REWEIGHTS = 1
+# The bias prior's variance is the fitted benchmarks' spread of biases times this: a new
+# benchmark may sit anywhere (the known models' mean already centres it).
+BIAS_PRIOR_SCALE = 100.0
+# Interval half-width factor by number of known scores (3, 5, 10, 20+; interpolated in
+# log k): the 90% quantile of the standardised errors on our own draws 1000-1009 of the
+# protocol of benchmarks/new_benchmark.py (never the draws it reports).
+INTERVAL_FACTORS = ((3, 0.97), (5, 0.90), (10, 0.81), (20, 0.78))
+# Pseudo-scores at a typical fitted column's spread pooled with the known scores' spread.
+SPREAD_PRIOR_SCORES = 4.0
+_EPS = 0.005  # percent -> logit clip, as the fitted columns'
+_MAX_LOGIT = 30.0
+_CELL_BUDGET = 2_000_000  # draws x models x benchmarks per chunk when placing models
+_NORMAL = NormalDist()
+
+
+# ----------------------------------------------------------------------------- placement
+@dataclass(frozen=True)
+class Placement:
+    """Per-sample parameters of the models and the fitted benchmarks, enough to fold a new
+    column in: sample r pairs model parameters with benchmark draw `draw[r]`.
+
+    offset (R, n): mu + a_i; design (R, n, d): [1, u_i]; benchmark_params (S, m, d): the
+    fitted benchmarks' [b_j, v_j]; benchmark_noise (S, m): their noise variances; model_noise
+    (n,): each model's noise multiplier; spread (m,) and percent (m,): the fitted columns'
+    z-scale (std of the warped scores, and whether the column is percent); nu and
+    interval_scale: the completer's Student-t degrees of freedom and interval multiplier.
+    """
+
+    offset: np.ndarray
+    design: np.ndarray
+    draw: np.ndarray
+    benchmark_params: np.ndarray
+    benchmark_noise: np.ndarray
+    model_noise: np.ndarray
+    spread: np.ndarray
+    percent: np.ndarray
+    nu: float
+    interval_scale: float
+
+    @property
+    def n_models(self) -> int:
+        return self.offset.shape[1]
+
+    def extended(self, other: Placement) -> Placement:
+        """This placement with `other`'s models appended (same benchmark draws)."""
+        return Placement(
+            np.concatenate([self.offset, other.offset], axis=1),
+            np.concatenate([self.design, other.design], axis=1),
+            self.draw,
+            self.benchmark_params,
+            self.benchmark_noise,
+            np.concatenate([self.model_noise, other.model_noise]),
+            self.spread,
+            self.percent,
+            self.nu,
+            self.interval_scale,
+        )
+
+
+def placement(
+    completer: Any,
+    values: np.ndarray,
+    model_noise: np.ndarray | None = None,
+    n_model_samples: int = N_MODEL_SAMPLES,
+    random_state: int = 0,
+) -> Placement:
+    """The models of `values` (rows x the completer's fitted benchmarks, NaN = unknown) placed
+    against a fitted completer: the default method's draws (sampled model side), else the
+    recipe ALS (its seeds as draws, no factor uncertainty).
+
+    `model_noise`: each row's noise multiplier (default: the completer's own for its fitted
+    rows when `values` has as many rows, else a typical new model's)."""
+    values = np.asarray(values, dtype=float)
+    if hasattr(completer, "benchmark_params_"):
+        return _bayes_placement(completer, values, model_noise, n_model_samples, random_state)
+    if hasattr(completer, "benchmark_factors_"):
+        return _als_placement(completer, values)
+    raise TypeError(f"cannot fold a benchmark into a {type(completer).__name__}")
+
+
+def _bayes_placement(comp, values, model_noise, n_samples, random_state) -> Placement:
+    d = 1 + int(comp.rank)
+    n = values.shape[0]
+    col = comp.benchmark_params_[..., :d]  # (S, m, d); side features taken as average
+    n_draws, m, _ = col.shape
+    if values.shape[1] != m:
+        raise ValueError(
+            f"values must have {m} columns (the fitted benchmarks), got {values.shape}"
+        )
+    if model_noise is None:
+        fitted = np.asarray(getattr(comp, "model_noise_", np.empty(0)))
+        model_noise = fitted if fitted.shape == (n,) else np.full(n, comp.new_model_noise_)
+    model_noise = np.asarray(model_noise, dtype=float)
+    observed = np.isfinite(values)
+    z = np.where(observed, comp.transform_.transform(np.where(observed, values, 50.0)), 0.0)
+    theta = np.empty((n_draws, n, d))
+    cov = np.empty((n_draws, n, d, d))
+    step = max(1, _CELL_BUDGET // max(n_draws * m, 1))
+    for start in range(0, n, step):
+        rows = slice(start, min(start + step, n))
+        theta[:, rows], cov[:, rows] = _row_posteriors(
+            comp, col, z[rows], observed[rows], model_noise[rows]
+        )
+    rng = np.random.default_rng(np.random.SeedSequence([int(random_state), n]))
+    chol = np.linalg.cholesky((cov + np.swapaxes(cov, -1, -2)) / 2.0)
+    noise = rng.standard_normal((n_samples, n_draws, n, d, 1))
+    sampled = theta[None] + (chol[None] @ noise)[..., 0]  # (R, S, n, d)
+    sampled = sampled.reshape(n_samples * n_draws, n, d)
+    draw = np.tile(np.arange(n_draws), n_samples)
+    offset = comp.mu_[draw, None] + sampled[..., 0]
+    design = np.concatenate([np.ones((len(draw), n, 1)), sampled[..., 1:]], axis=2)
+    return Placement(
+        offset=offset,
+        design=design,
+        draw=draw,
+        benchmark_params=col,
+        benchmark_noise=1.0 / comp.benchmark_precision_,
+        model_noise=model_noise,
+        spread=np.asarray(comp.transform_.std_, dtype=float),
+        percent=np.asarray(comp.transform_.is_percent_, dtype=bool),
+        nu=float(comp.nu),
+        interval_scale=float(comp.interval_scale),
+    )
+
+
+def _row_posteriors(comp, col, z, observed, model_noise):
+    """Per draw: the Gaussian posterior (mean (S, n, d), covariance (S, n, d, d)) of each row's
+    [a_i, u_i] given its observed cells, with Student-t reweighting (as `fold_in`)."""
+    n_draws, m, d = col.shape
+    offset = comp.mu_[:, None] + col[..., 0]  # (S, m)
+    x = np.concatenate([np.ones((n_draws, m, 1)), col[..., 1:]], axis=2)  # (S, m, d)
+    outer = (x[..., :, None] * x[..., None, :]).reshape(n_draws, m, d * d)
+    base = observed[None] * (comp.benchmark_precision_[:, None, :] / model_noise[None, :, None])
+    target = np.where(observed[None], z[None] - offset[:, None, :], 0.0)  # (S, n, m)
+    prior_prec = comp.model_prior_precision_
+    prior_shift = (prior_prec @ comp.model_prior_mean_[..., None])[..., 0]  # (S, d)
+    weight = base
+    nu = float(comp.nu)
+    for step in range(PLACEMENT_REWEIGHTS + 1):
+        gram = (weight @ outer).reshape(weight.shape[:2] + (d, d)) + prior_prec[:, None]
+        rhs = (weight * target) @ x + prior_shift[:, None]
+        theta = np.linalg.solve(gram, rhs[..., None])[..., 0]
+        if step < PLACEMENT_REWEIGHTS:
+            resid = target - theta @ np.swapaxes(x, 1, 2)
+            weight = base * (nu + 1.0) / (nu + base * resid**2)
+    return theta, np.linalg.inv(gram)
+
+
+def _als_placement(comp, values: np.ndarray) -> Placement:
+    """The recipe ALS: each seed is a draw; fitted rows keep their factors, other rows get a
+    ridge fold-in per seed; the noise is the cross-validated residual scale, with Student-t(3)
+    tails. The factors carry no posterior here, so its intervals lack their uncertainty and
+    cover less than the default method's (see `benchmarks/new_benchmark.py`)."""
+    n_seeds, m, rank = comp.benchmark_factors_.shape
+    n_fit = comp.model_factors_.shape[1]
+    if values.shape[0] == n_fit and np.array_equal(
+        np.isfinite(values), np.asarray(comp.observed_, dtype=bool)
+    ):
+        bias, factors = comp.model_bias_, comp.model_factors_
+    else:
+        bias, factors = _als_rows(comp, values)
+    offset = comp.mu_[:, None] + bias
+    design = np.concatenate([np.ones((n_seeds, values.shape[0], 1)), factors], axis=2)
+    params = np.concatenate([comp.benchmark_bias_[..., None], comp.benchmark_factors_], axis=2)
+    resid = np.asarray(comp.cv_abs_residuals_, dtype=float)
+    # a normal's median |residual| is 0.6745 sd
+    sd = float(np.median(resid)) / 0.6745 if len(resid) else 0.5
+    return Placement(
+        offset=offset,
+        design=design,
+        draw=np.arange(n_seeds),
+        benchmark_params=params,
+        benchmark_noise=np.full((n_seeds, m), sd**2),
+        model_noise=np.ones(values.shape[0]),
+        spread=np.asarray(comp.transform_.std_, dtype=float),
+        percent=np.asarray(comp.transform_.is_percent_, dtype=bool),
+        nu=3.0,  # the default method's Student-t tails: the factors' own error is not modelled
+        interval_scale=1.0,
+    )
+
+
+def _als_rows(comp, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per seed, each row's ridge bias and factors against the seed's benchmark factors."""
+    observed = np.isfinite(values)
+    z = np.where(observed, comp.transform_.transform(np.where(observed, values, 50.0)), 0.0)
+    v = comp.benchmark_factors_  # (S, m, r)
+    x = np.concatenate([np.ones(v.shape[:2] + (1,)), v], axis=2)
+    k = x.shape[2]
+    target = np.where(
+        observed[None], z[None] - comp.mu_[:, None, None] - comp.benchmark_bias_[:, None], 0.0
+    )
+    outer = (x[..., :, None] * x[..., None, :]).reshape(x.shape[0], x.shape[1], k * k)
+    w = np.broadcast_to(observed.astype(float), (x.shape[0],) + observed.shape)
+    gram = (w @ outer).reshape(x.shape[0], -1, k, k) + comp.alpha * np.eye(k)
+    sol = np.linalg.solve(gram, ((w * target) @ x)[..., None])[..., 0]
+    return sol[..., 0], sol[..., 1:]
+
+
+# ---------------------------------------------------------------------------- the column
+@dataclass(frozen=True)
+class ColumnScale:
+    """The new column's z-scale: z = (warp(score) - center) / spread, warp = logit(p / 100)
+    (clipped as the fitted columns are) for percent scores, the identity otherwise."""
+
+    percent: bool
+    center: float
+    spread: float
+
+    def warp(self, values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        if not self.percent:
+            return values
+        p = np.clip(values / 100.0, _EPS, 1.0 - _EPS)
+        return np.log(p / (1.0 - p))
+
+    def to_z(self, values: np.ndarray) -> np.ndarray:
+        return (self.warp(values) - self.center) / self.spread
+
+    def to_units(self, z: np.ndarray) -> np.ndarray:
+        warped = np.asarray(z, dtype=float) * self.spread + self.center
+        if not self.percent:
+            return warped
+        return 100.0 / (1.0 + np.exp(-np.clip(warped, -_MAX_LOGIT, _MAX_LOGIT)))
+
+
+def spread_of(place: Placement, percent: bool, warped_known: np.ndarray) -> float:
+    """The new column's spread (its z-scale in logit units for percent scores).
+
+    Percent: the known scores' variance pooled with SPREAD_PRIOR_SCORES pseudo-scores at the
+    median variance of the fitted percent columns (logit units are comparable across percent
+    benchmarks, and three scores alone say little about a spread). Open scales (Elo, dollars:
+    units differ per benchmark): the known scores' own spread."""
+    k = len(warped_known)
+    sample_var = float(np.var(warped_known, ddof=1)) if k > 1 else 0.0
+    kind = place.percent == percent
+    if percent and kind.any():
+        typical = float(np.median(place.spread[kind])) ** 2
+        pooled = (SPREAD_PRIOR_SCORES * typical + (k - 1) * sample_var) / (
+            SPREAD_PRIOR_SCORES + k - 1
+        )
+        return math.sqrt(pooled)
+    spread = math.sqrt(sample_var)
+    return spread if spread > 1e-9 else max(1.0, abs(float(np.mean(warped_known))) * 1e-3)
+
+
+def column_scale(place: Placement, known: np.ndarray, percent: bool) -> ColumnScale:
+    """The z-scale of a new column with these known scores (see `spread_of`)."""
+    scale = ColumnScale(percent, 0.0, 1.0)
+    warped = scale.warp(known)
+    return ColumnScale(percent, float(np.mean(warped)), spread_of(place, percent, warped))
+
+
+@dataclass(frozen=True)
+class ColumnPosterior:
+    """Per sample r: the new column's w = [b, v] posterior mean (R, d) and covariance
+    (R, d, d), and its noise variance (R,) in z units."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+    noise: np.ndarray
+
+
+def _column_prior(place: Placement) -> tuple[np.ndarray, np.ndarray]:
+    """Per benchmark draw: mean (S, d) and precision (S, d, d) of a benchmark's [b, v], from
+    the fitted benchmarks' spread (bias variance widened by BIAS_PRIOR_SCALE)."""
+    params = place.benchmark_params  # (S, m, d)
+    mean = params.mean(axis=1)
+    centred = params - mean[:, None]
+    cov = np.swapaxes(centred, 1, 2) @ centred / max(params.shape[1] - 1, 1)
+    cov[:, 0, 0] *= BIAS_PRIOR_SCALE
+    cov += 1e-6 * np.eye(params.shape[2])
+    return mean, np.linalg.inv(cov)
+
+
+def fold_in_column(place: Placement, z_known: np.ndarray) -> ColumnPosterior:
+    """The new column's posterior given z-scores of some models (`z_known` (n,), NaN =
+    unknown), per sample: Gaussian in w, Student-t reweighted."""
+    known = np.isfinite(z_known)
+    draw = place.draw
+    prior_mean, prior_prec = _column_prior(place)
+    prior_mean, prior_prec = prior_mean[draw], prior_prec[draw]
+    prior_shift = (prior_prec @ prior_mean[..., None])[..., 0]
+    noise = np.median(place.benchmark_noise, axis=1)[draw]  # (R,)
+    x = place.design[:, known]  # (R, k, d)
+    target = z_known[known][None] - place.offset[:, known]  # (R, k)
+    base = 1.0 / (noise[:, None] * place.model_noise[known][None])
+    weight = base
+    for step in range(COLUMN_REWEIGHTS + 1):
+        wx = x * weight[..., None]
+        precision = prior_prec + np.swapaxes(wx, 1, 2) @ x
+        shift = prior_shift + (np.swapaxes(wx, 1, 2) @ target[..., None])[..., 0]
+        mean = np.linalg.solve(precision, shift[..., None])[..., 0]
+        if step < COLUMN_REWEIGHTS:
+            resid = target - (x @ mean[..., None])[..., 0]
+            weight = base * (place.nu + 1.0) / (place.nu + base * resid**2)
+    return ColumnPosterior(mean, np.linalg.inv(precision), noise)
+
+
+@dataclass(frozen=True)
+class ColumnPredictive:
+    """Per model: predictive mean (z), variance of the mean function, and noise variance."""
+
+    mean: np.ndarray
+    param_var: np.ndarray
+    noise_var: np.ndarray
+    sample_mean: np.ndarray  # (R, n): each sample's mean function
+
+    @property
+    def var(self) -> np.ndarray:
+        return self.param_var + self.noise_var
+
+
+def column_predictive(place: Placement, post: ColumnPosterior) -> ColumnPredictive:
+    """Every model's predictive for the new column, averaged over the samples."""
+    sample_mean = place.offset + (place.design @ post.mean[..., None])[..., 0]  # (R, n)
+    within = np.einsum("rnd,rde,rne->rn", place.design, post.cov, place.design)
+    param_var = sample_mean.var(axis=0) + within.mean(axis=0)
+    noise_var = float(post.noise.mean()) * place.model_noise
+    return ColumnPredictive(sample_mean.mean(axis=0), param_var, noise_var, sample_mean)
+
+
+def interval_factor(n_known: int) -> float:
+    """Calibration factor of the half-width for `n_known` scores (INTERVAL_FACTORS)."""
+    ks = np.log([k for k, _ in INTERVAL_FACTORS])
+    factors = [f for _, f in INTERVAL_FACTORS]
+    return float(np.interp(math.log(max(n_known, 1)), ks, factors))
+
+
+def half_width(place: Placement, var: np.ndarray, level: float, n_known: int) -> np.ndarray:
+    """Half-width in z of the central `level` interval (Student-t(nu), calibrated)."""
+    q = student_t_quantile(0.5 + check_level(level) / 2.0, place.nu)
+    return place.interval_scale * interval_factor(n_known) * q * np.sqrt(var)
+
+
+# ------------------------------------------------------------------------------ answers
+@dataclass(frozen=True)
+class ColumnFit:
+    """A new column folded in: its scale, posterior, predictive and what was known."""
+
+    scale: ColumnScale
+    posterior: ColumnPosterior
+    predictive: ColumnPredictive
+    known: np.ndarray  # (n,) bool
+    values: np.ndarray  # (n,) the known scores (NaN elsewhere)
+
+
+def fit_column(place: Placement, values: np.ndarray, percent: bool) -> ColumnFit:
+    """Fold a new column with these known scores (`values` (n,), NaN = unknown) in."""
+    values = np.asarray(values, dtype=float)
+    known = np.isfinite(values)
+    if known.sum() < MIN_SCORES:
+        raise ValueError(f"a new benchmark needs at least {MIN_SCORES} known scores")
+    scale = column_scale(place, values[known], percent)
+    z_known = np.where(known, scale.to_z(np.where(known, values, 50.0)), np.nan)
+    post = fold_in_column(place, z_known)
+    return ColumnFit(scale, post, column_predictive(place, post), known, values)
+
+
+def column_intervals(
+    place: Placement, fit: ColumnFit, level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(predicted, lower, upper) in the benchmark's units; known scores as given."""
+    pred = fit.predictive
+    half = half_width(place, pred.var, level, int(fit.known.sum()))
+    mean = fit.scale.to_units(pred.mean)
+    low, high = fit.scale.to_units(pred.mean - half), fit.scale.to_units(pred.mean + half)
+    k = fit.known
+    return (
+        np.where(k, fit.values, mean),
+        np.where(k, fit.values, np.minimum(low, mean)),
+        np.where(k, fit.values, np.maximum(high, mean)),
+    )
+
+
+PREDICTION_SCHEMA = {
+    "model_id": pl.String,
+    "name": pl.String,
+    "predicted": pl.Float64,
+    "lower": pl.Float64,
+    "upper": pl.Float64,
+    "level": pl.Float64,
+    "observed": pl.Boolean,
+    "rank": pl.Int64,
+}
+
+
+def predictions_table(
+    model_ids: Sequence[str],
+    names: Sequence[str],
+    predicted: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    observed: np.ndarray,
+    level: float,
+) -> pl.DataFrame:
+    """Tidy rows, best predicted first (ties by model id); rank 1 = highest score."""
+    frame = pl.DataFrame(
+        {
+            "model_id": list(model_ids),
+            "name": list(names),
+            "predicted": np.asarray(predicted, dtype=float),
+            "lower": np.asarray(lower, dtype=float),
+            "upper": np.asarray(upper, dtype=float),
+            "level": np.full(len(model_ids), float(level)),
+            "observed": np.asarray(observed, dtype=bool),
+        }
+    ).sort(["predicted", "model_id"], descending=[True, False])
+    return frame.with_columns(pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("rank"))
+
+
+def p_better_pairs(
+    place: Placement, fit: ColumnFit, rows: Sequence[int]
+) -> dict[tuple[int, int], float]:
+    """P(model a scores above model b) for every ordered pair of `rows`, jointly over the
+    samples: a mixture over the samples of each one's difference (the shared loading moves
+    every model together), noise included, read with the intervals' Student-t tails and
+    calibration factor; a known score is fixed."""
+    rows = list(rows)
+    post, pred = fit.posterior, fit.predictive
+    known = fit.known
+    z_known = np.where(known, fit.scale.to_z(np.where(known, fit.values, 50.0)), 0.0)
+    x = place.design[:, rows]  # (R, t, d)
+    mean = pred.sample_mean[:, rows]  # (R, t)
+    noise = pred.noise_var[rows]
+    fixed = known[rows]
+    x = np.where(fixed[None, :, None], 0.0, x)
+    mean = np.where(fixed[None], z_known[rows][None], mean)
+    noise = np.where(fixed, 0.0, noise)
+    diff = mean[:, :, None] - mean[:, None, :]  # (R, t, t)
+    dx = x[:, :, None, :] - x[:, None, :, :]  # (R, t, t, d)
+    var = np.einsum("rabd,rde,rabe->rab", dx, post.cov, dx) + noise[:, None] + noise[None, :]
+    sd = np.sqrt(np.maximum(var, 1e-18))
+    scale = place.interval_scale * interval_factor(int(known.sum()))
+    p = student_t_cdf(diff / (scale * sd), place.nu).mean(axis=0)  # the intervals' tails
+    return {
+        (a, b): float(p[s, t]) for s, a in enumerate(rows) for t, b in enumerate(rows) if a != b
+    }
+
+
+def ranking(
+    name: str,
+    frame: pl.DataFrame,
+    pairs: dict[tuple[int, int], float],
+    index: dict[str, int],
+    level: float,
+) -> Comparison:
+    """The top rows of `frame` (predictions) as a `Comparison` of one benchmark: predicted
+    order with P(A > B) and tie groups (`predictor.trust.rankings`)."""
+    z = _NORMAL.inv_cdf(0.5 + level / 2.0)  # sd as `rankings.sd_of` reads an interval
+    order = [
+        Entry(
+            r["model_id"],
+            r["predicted"],
+            (r["upper"] - r["lower"]) / 2.0 / z,
+            r["lower"],
+            r["upper"],
+            r["observed"],
+        )
+        for r in frame.iter_rows(named=True)
+    ]
+    pm = {
+        (a.name, b.name): pairs[(index[a.name], index[b.name])]
+        for a in order
+        for b in order
+        if a.name != b.name
+    }
+    groups, group = [], 1
+    for k, entry in enumerate(order):
+        if k > 0:
+            prev = order[k - 1]
+            if not is_tie(prev.score - entry.score, pm[(prev.name, entry.name)]):
+                group += 1
+        groups.append(group)
+    return Comparison([BenchmarkRanking(name, True, order, groups, pm)], level)
+
+
+SIMILAR_SCHEMA = {
+    "rank": pl.Int64,
+    "benchmark_id": pl.String,
+    "name": pl.String,
+    "correlation": pl.Float64,
+    "n_models": pl.Int64,
+}
+
+
+def similar_benchmarks(
+    place: Placement,
+    fit: ColumnFit,
+    rows: np.ndarray,
+    benchmark_ids: Sequence[str],
+    names: Sequence[str],
+    n_models: Sequence[int],
+    top: int | None = 10,
+    random_state: int = 0,
+) -> pl.DataFrame:
+    """Public benchmarks that behave most like the new one: the posterior mean, over the
+    samples, of the correlation across the models `rows` of the two benchmarks' mean
+    scores (z-space, noise left out). With sample r's model parameters [a_i, u_i] of
+    covariance C over the models, a benchmark's mean score is [a_i, u_i] . [1, v] plus a
+    constant, so r = g' C g_new / sqrt(g' C g . g_new' C g_new), g = [1, v]; the new
+    benchmark's v is drawn from its posterior (seeded), so an uncertain loading correlates
+    less with everything, as it should, and so does a sparse public benchmark's.
+    `n_models`: how many models report each public benchmark (shown, to judge a match by)."""
+    rows = np.asarray(rows, dtype=int)
+    post = fit.posterior
+    theta = np.concatenate([place.offset[:, rows, None], place.design[:, rows, 1:]], axis=2)
+    centred = theta - theta.mean(axis=1, keepdims=True)
+    cov = np.swapaxes(centred, 1, 2) @ centred / max(len(rows) - 1, 1)  # (R, d, d)
+    rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
+    chol = np.linalg.cholesky((post.cov + np.swapaxes(post.cov, 1, 2)) / 2.0)
+    w_new = post.mean + (chol @ rng.standard_normal(post.mean.shape + (1,)))[..., 0]
+    g_new = np.concatenate([np.ones((len(w_new), 1)), w_new[:, 1:]], axis=1)  # (R, d)
+    params = place.benchmark_params[place.draw]  # (R, m, d)
+    g = np.concatenate([np.ones(params.shape[:2] + (1,)), params[..., 1:]], axis=2)
+    gc = g @ cov  # (R, m, d)
+    cross = (gc @ g_new[..., None])[..., 0]  # (R, m)
+    own = np.einsum("rmd,rmd->rm", gc, g)
+    new = np.einsum("rd,rde,re->r", g_new, cov, g_new)
+    r = (cross / np.sqrt(np.maximum(own * new[:, None], 1e-300))).mean(axis=0)
+    frame = pl.DataFrame(
+        {
+            "benchmark_id": list(benchmark_ids),
+            "name": list(names),
+            "correlation": r,
+            "n_models": np.asarray(n_models, dtype=np.int64),
+        }
+    ).sort(["correlation", "benchmark_id"], descending=[True, False])
+    frame = frame if top is None else frame.head(top)
+    return frame.with_columns(
+        pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("rank")
+    ).select(list(SIMILAR_SCHEMA))
+
+
+NEXT_SCHEMA = {
+    "rank": pl.Int64,
+    "model_id": pl.String,
+    "name": pl.String,
+    "predicted": pl.Float64,
+    "variance_reduction": pl.Float64,
+    "width_before": pl.Float64,
+    "width_after": pl.Float64,
+}
+
+
+def next_models(
+    place: Placement,
+    fit: ColumnFit,
+    model_ids: Sequence[str],
+    names: Sequence[str],
+    predicted: np.ndarray,
+    level: float,
+    top: int | None = 5,
+) -> pl.DataFrame:
+    """Unknown models ranked by the expected share of the other unknown models' average
+    mean-function variance their score would remove (see the module docstring); widths are
+    the mean `level` interval width of those others before and after, in the unit.
+
+    Per sample, with posterior covariance P of w and a candidate c of design x_c and noise
+    weight h_c, the variance of model i drops by h_c (x_c' P x_i)^2 / (1 + h_c x_c' P x_c);
+    summed over every i this is h_c x_c' P X'X P x_c / (1 + ...), so ranking every candidate
+    costs one d x d product per sample, and only the top rows get per-model widths."""
+    post, pred = fit.posterior, fit.predictive
+    unknown = np.flatnonzero(~fit.known)
+    others = len(unknown) - 1
+    if others < 1:
+        return pl.DataFrame(schema=NEXT_SCHEMA)
+    x = place.design[:, unknown]  # (R, u, d)
+    px = x @ post.cov  # (R, u, d): P x_c
+    own = np.einsum("rcd,rcd->rc", px, x)  # x_c' P x_c
+    gram = np.swapaxes(x, 1, 2) @ x  # (R, d, d): X'X over the unknown models
+    spread = np.einsum("rcd,rde,rce->rc", px, gram, px)  # sum_i (x_c' P x_i)^2
+    weight = 1.0 / (post.noise[:, None] * place.model_noise[unknown][None])  # (R, c)
+    gain = weight / (1.0 + weight * own)  # (R, c)
+    removed = (gain * (spread - own**2)).mean(axis=0)  # over the others (i != c)
+    var_before = pred.param_var[unknown]
+    before_others = (var_before.sum() - var_before) / others
+    share = removed / others / np.maximum(before_others, 1e-18)
+    order = sorted(range(len(unknown)), key=lambda c: (-share[c], model_ids[unknown[c]]))
+    chosen = np.array(order if top is None else order[:top], dtype=int)
+    n_known = int(fit.known.sum())
+    mean = pred.mean[unknown]
+    noise = pred.noise_var[unknown]
+    width = _widths(place, fit, mean, var_before + noise, level, n_known)
+    cross = px[:, chosen] @ np.swapaxes(x, 1, 2)  # (R, t, i): x_c' P x_i
+    drop = (gain[:, chosen, None] * cross**2).mean(axis=0)  # (t, i)
+    var_after = np.maximum(var_before[None, :] - drop, 0.0) + noise[None, :]
+    after = _widths(place, fit, mean[None, :], var_after, level, n_known + 1)
+    after[np.arange(len(chosen)), chosen] = 0.0
+    frame = pl.DataFrame(
+        {
+            "rank": np.arange(1, len(chosen) + 1),
+            "model_id": [model_ids[unknown[c]] for c in chosen],
+            "name": [names[unknown[c]] for c in chosen],
+            "predicted": np.asarray(predicted, dtype=float)[unknown[chosen]],
+            "variance_reduction": share[chosen],
+            "width_before": (width.sum() - width[chosen]) / others,
+            "width_after": after.sum(axis=1) / others,
+        },
+        schema=NEXT_SCHEMA,
+    )
+    return frame
+
+
+def _widths(place, fit, mean, var, level, n_known) -> np.ndarray:
+    half = half_width(place, var, level, n_known)
+    return fit.scale.to_units(mean + half) - fit.scale.to_units(mean - half)
+
+
+# ------------------------------------------------------------------- on a snapshot (API)
+DEFAULT_NAME = "new benchmark"
+_PLAUSIBLE_LIMIT = 1e7  # as `BenchPress.predict`: a larger score is a typo
+_PLACEMENTS: weakref.WeakKeyDictionary[Any, Placement] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class NewBenchmarkPrediction:
+    """A new benchmark predicted for every model (`BenchPress.predict_benchmark`).
+
+    predictions: one row per model (model_id, name, predicted, lower, upper, level,
+    observed, rank), best first; ranking: the top models' predicted order with P(A > B)
+    (`Comparison`: `.summary()`, `.to_frame()`, `.pairwise()`); similar: the public
+    benchmarks it behaves most like (rank, benchmark_id, name, correlation, n_models);
+    next_models:
+    the models whose score would pin it down best (rank, model_id, name, predicted,
+    variance_reduction, width_before, width_after)."""
+
+    name: str
+    scale: str
+    level: float
+    version: str
+    known: dict[str, float]  # model id -> the score given
+    predictions: pl.DataFrame
+    ranking: Comparison
+    similar: pl.DataFrame
+    next_models: pl.DataFrame
+    notes: tuple[str, ...] = ()  # which id a model name stood for
+
+    @property
+    def unit(self) -> str:
+        return "%" if self.scale == "percent" else ""
+
+    def summary(self, top: int = 5) -> str:
+        """A few lines: the top predicted models, what it behaves like, what to run next."""
+        unit = " points" if self.scale == "percent" else ""
+        lines = [
+            f"{self.name} ({self.scale}) from {len(self.known)} known scores: "
+            f"{self.predictions.height} models of snapshot {self.version}, "
+            f"{round(self.level * 100, 1):g}% intervals"
+        ]
+        lines += [f"  {note}" for note in self.notes]
+        lines.append("  top predicted:")
+        for r in self.predictions.filter(~pl.col("observed")).head(top).iter_rows(named=True):
+            lines.append(
+                f"    {r['rank']:>3}. {r['model_id']}: {r['predicted']:.1f} "
+                f"[{r['lower']:.1f}, {r['upper']:.1f}]"
+            )
+        similar = ", ".join(
+            f"{r['benchmark_id']} (r = {r['correlation']:.2f})"
+            for r in self.similar.head(top).iter_rows(named=True)
+        )
+        lines.append(f"  behaves most like: {similar or 'nothing to compare'}")
+        for r in self.next_models.head(3).iter_rows(named=True):
+            lines.append(
+                f"  run next: {r['model_id']} (removes {100 * r['variance_reduction']:.0f}% "
+                f"of the other models' variance; mean interval width "
+                f"{r['width_before']:.1f} -> {r['width_after']:.1f}{unit})"
+            )
+        lines.append(self.ranking.summary())
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able: every table as a list of rows (CLI --json, the web page)."""
+        ranking = self.ranking
+        return {
+            "name": self.name,
+            "scale": self.scale,
+            "unit": self.unit,
+            "level": self.level,
+            "version": self.version,
+            "known": dict(self.known),
+            "notes": list(self.notes),
+            "predictions": self.predictions.to_dicts(),
+            "ranking": ranking.to_frame().to_dicts(),
+            "pairwise": ranking.pairwise().to_dicts(),
+            "similar": self.similar.to_dicts(),
+            "next_models": self.next_models.to_dicts(),
+        }
+
+
+def _fitted_placement(bp: Any) -> Placement:
+    """The snapshot's fitted models placed against its fit, once per `BenchPress`."""
+    found = _PLACEMENTS.get(bp)
+    if found is None:
+        values = bp._dense(bp.fit_models_, bp.fit_benchmarks_)
+        found = placement(bp.completer_, values)
+        _PLACEMENTS[bp] = found
+    return found
+
+
+def _score(name: str, raw: object, scale: str) -> float:
+    """One known score, checked: a finite number, 0-100 on the percent scale."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | np.number):
+        raise TypeError(f"score for {name!r} must be a number, got {raw!r}")
+    try:
+        value = float(raw)
+    except OverflowError:
+        raise ProbeScoreError(f"score for {name!r} is implausibly large (no float)") from None
+    if not math.isfinite(value):
+        raise ProbeScoreError(f"score for {name!r} must be finite, got {raw!r}")
+    if scale == "percent" and not 0.0 <= value <= 100.0:
+        raise ProbeScoreError(
+            f"score for {name!r} must lie in 0-100 (percent), got {value:g}; "
+            "an open scale (Elo, dollars) is scale 'unbounded'"
+        )
+    if abs(value) > _PLAUSIBLE_LIMIT:
+        raise ProbeScoreError(f"score for {name!r} is implausibly large: {value:g}")
+    return value
+
+
+def known_scores(bp: Any, scores: Mapping[str, float], scale: str) -> tuple[dict, tuple]:
+    """({model id: score}, resolution notes) of the caller's {model name: score}.
+
+    Names resolve as reference models do (`predictor.reference_names`: ids, aliases,
+    `gpt-5-5` for `gpt-5.5`, a model named without its setting at its headline setting);
+    an unknown name raises `UnknownNameError` with close matches."""
+    if not isinstance(scores, Mapping):
+        kind = type(scores).__name__
+        raise TypeError(f"scores must be a mapping of model -> score, got {kind}")
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    if len(scores) < MIN_SCORES:
+        raise ProbeScoreError(
+            f"a new benchmark needs the scores of at least {MIN_SCORES} models, got "
+            f"{len(scores)}: with fewer, any level and slope fit them exactly and nothing "
+            "tells the benchmark from noise"
+        )
+    known: dict[str, float] = {}
+    given: dict[str, str] = {}
+    notes: list[str] = []
+    for name, raw in scores.items():
+        ref = _model(bp, name)
+        if ref.model_id in known:
+            raise ProbeScoreError(
+                f"model {ref.model_id!r} is given twice (as {given[ref.model_id]!r} and "
+                f"{name!r}); give each model once"
+            )
+        known[ref.model_id] = _score(name, raw, scale)
+        given[ref.model_id] = name
+        if ref.note:
+            notes.append(ref.note)
+    return known, tuple(notes)
+
+
+def _model(bp: Any, name: str) -> Any:
+    """`name` as a model of `bp` (`resolve_reference`); a benchmark's name given where a
+    model goes (the `predict` habit, `gpqa_diamond=80`) is said to be one."""
+    from predictor.reference_names import resolve_reference
+    from predictor.resolve import AmbiguousNameError, UnknownNameError
+
+    try:
+        return resolve_reference(bp, name, catalogue=None)
+    except AmbiguousNameError:
+        raise
+    except UnknownNameError as unknown:
+        try:
+            benchmark = bp.resolve_benchmark(name)
+        except (UnknownNameError, TypeError):
+            raise unknown from None
+        raise ProbeScoreError(
+            f"{name!r} is a benchmark ({benchmark}), not a model: give the scores of models "
+            "on the new benchmark, {model: score} (predict takes {benchmark: score})"
+        ) from None
+
+
+def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
+    """Percent scores that are all at most 1 are almost surely fractions (0.61 for 61%)."""
+    values = list(known.values())
+    if scale == "percent" and all(v <= 1.0 for v in values) and any(v > 0.0 for v in values):
+        shown = ", ".join(f"{m}={v:g}" for m, v in list(known.items())[:3])
+        warnings.warn(
+            f"every score given is at most 1 ({shown}): percent scores are percentages "
+            "(0-100), not fractions; multiply by 100 if these are fractions",
+            FractionScoresWarning,
+            stacklevel=4,
+        )
+
+
+def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement]:
+    """The fitted models, then any known model outside the fit, placed from its scores on
+    the fitted benchmarks (as `predict` folds a new model in)."""
+    place = _fitted_placement(bp)
+    fitted = set(bp.fit_models_)
+    extra = [m for m in known if m not in fitted]
+    if not extra:
+        return list(bp.fit_models_), place
+    values = bp._dense(extra, bp.fit_benchmarks_)
+    empty = [m for m, row in zip(extra, values, strict=True) if not np.isfinite(row).any()]
+    if empty:
+        raise ProbeScoreError(
+            f"model {empty[0]!r} has no score on a benchmark fitted in snapshot {bp.version}, "
+            "so it cannot be placed among the others: give scores of other models"
+        )
+    noise = np.full(len(extra), float(getattr(bp.completer_, "new_model_noise_", 1.0)))
+    return [*bp.fit_models_, *extra], place.extended(placement(bp.completer_, values, noise))
+
+
+def predict_benchmark(
+    bp: Any,
+    scores: Mapping[str, float],
+    scale: str = "percent",
+    level: float = 0.9,
+    name: str | None = None,
+    top: int = 10,
+) -> NewBenchmarkPrediction:
+    """A new benchmark's scores for every model of `bp`'s fit (and any given model outside
+    it) from some models' scores; see `BenchPress.predict_benchmark`."""
+    level = check_level(level)
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top must be a positive integer, got {top!r}")
+    label = DEFAULT_NAME if name is None else str(name).strip() or DEFAULT_NAME
+    known, notes = known_scores(bp, scores, scale)
+    _warn_if_fractions(known, scale)
+    model_ids, place = _population(bp, known)
+    index = {m: i for i, m in enumerate(model_ids)}
+    values = np.full(len(model_ids), np.nan)
+    for model_id, value in known.items():
+        values[index[model_id]] = value
+    fit = fit_column(place, values, scale == "percent")
+    predicted, lower, upper = column_intervals(place, fit, level)
+    if scale == "percent":  # every percent score lies in 0-100 (the interval too)
+        predicted, lower, upper = (np.clip(a, 0.0, 100.0) for a in (predicted, lower, upper))
+    display = dict(bp.snapshot.models.select("model_id", "name").iter_rows())
+    names = [display.get(m) or m for m in model_ids]
+    frame = predictions_table(model_ids, names, predicted, lower, upper, fit.known, level)
+    head = frame.head(top)
+    pairs = p_better_pairs(place, fit, [index[m] for m in head["model_id"]])
+    bench_names = dict(bp.snapshot.benchmarks.select("benchmark_id", "name").iter_rows())
+    similar = similar_benchmarks(
+        place,
+        fit,
+        np.arange(len(model_ids)),
+        bp.fit_benchmarks_,
+        [bench_names.get(b) or b for b in bp.fit_benchmarks_],
+        np.asarray(bp.completer_.observed_, dtype=bool).sum(axis=0),
+        top=top,
+    )
+    following = next_models(place, fit, model_ids, names, predicted, level, top=top)
+    return NewBenchmarkPrediction(
+        name=label,
+        scale=scale,
+        level=level,
+        version=bp.version,
+        known=known,
+        predictions=frame,
+        ranking=ranking(label, head, pairs, index, level),
+        similar=similar,
+        next_models=following,
+        notes=notes,
+    )
