@@ -63,8 +63,8 @@ PINNED: dict[str, ProbeSet] = {
         default=("gpqa_diamond", "hle", "codeforces_rating", "terminal_bench", "mmlu_pro"),
         low_cost=("gpqa_diamond", "hle", "longfact_objects", "math_500", "arc_agi_2"),
     ),
-    # 2026.12.01.1, the main bundled snapshot (`BenchPress.load()`)
-    "cdb177cf38124b9d3fb083d8667e2394fdc5163c2e44ba09b8b85e2f70e56df8": ProbeSet(
+    # 2026.12.01.2, the main bundled snapshot (`BenchPress.load()`)
+    "666ecbd0e98284404a246718945a2f7507a84fff072b75d7da00051d32046a95": ProbeSet(
         default=(
             "gpqa_diamond",
             "livebench_paraphrase",

@@ -63,21 +63,21 @@ DATA_SERVICE = "the shared warehouse's data store (S3)"
 INSTALL_HINT = "pip install -c constraints.txt '.[pipeline,team]'"
 
 
-class WarehouseUnavailable(ValueError):
+class WarehouseUnavailableError(ValueError):
     """The shared warehouse cannot be used as configured; the message names the service and
     the setting. A ValueError, so commands report it like a setting that cannot work (exit 2)."""
 
 
-class WarehouseMissing(WarehouseUnavailable):
+class WarehouseMissingError(WarehouseUnavailableError):
     """The catalog answers but holds no lake yet (no refresh has written it)."""
 
 
-class WarehouseLost(ConnectionError):
+class WarehouseLostError(ConnectionError):
     """The lake's catalog or data store went away while a step used it (an OSError: one error
     line). The step's transaction did not commit, so the warehouse keeps what it had."""
 
 
-class WarehouseBusy(TimeoutError):
+class WarehouseBusyError(TimeoutError):
     """Another machine held the warehouse for writing longer than the lock wait."""
 
 
@@ -230,7 +230,7 @@ def extension_file(name: str) -> Path:
     wheel = f"duckdb-extension-{name.replace('_', '-')}"
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise WarehouseUnavailable(
+        raise WarehouseUnavailableError(
             f"{WAREHOUSE_ENV}=ducklake needs DuckDB's {name} extension from the {wheel} "
             f"package (the team extra): {INSTALL_HINT}"
         )
@@ -238,7 +238,7 @@ def extension_file(name: str) -> Path:
     path = root / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
     if not path.is_file():
         shipped = sorted(p.name for p in root.iterdir()) if root.is_dir() else []
-        raise WarehouseUnavailable(
+        raise WarehouseUnavailableError(
             f"{WAREHOUSE_ENV}=ducklake: {wheel} ships the {name} extension for DuckDB "
             f"{', '.join(shipped) or 'no version'}, this is DuckDB v{duckdb.__version__}; "
             f"install the pinned versions: {INSTALL_HINT}"
@@ -306,17 +306,34 @@ def _scrub(text: str, settings: LakeSettings) -> str:
     return text
 
 
+_KNOWN_REASONS = [  # what libpq and httpfs say, wherever it sits in DuckDB's message
+    re.compile(p)
+    for p in (
+        r'password authentication failed for user "[^"\n]*"',
+        r"no password supplied",
+        r'database "[^"\n]*" does not exist',
+        r"Connection refused",
+        r"server closed the connection unexpectedly",
+        r"terminating connection due to administrator command",
+        r"the database system is (?:shutting down|starting up|in recovery mode)",
+        r'could not translate host name "[^"\n]*" to address',
+        r"Connection timed out|timeout expired|No route to host",
+        r"Could not connect to server",
+    )
+]
+
+
 def reason_of(exc: BaseException, settings: LakeSettings) -> str:
     """The server's or client's reason on one line, without hints and never with a secret."""
-    text = str(exc).strip()
-    for marker in (" failed: ", 'Unable to connect to Postgres at "": '):
-        if marker in text:
-            text = text.rsplit(marker, 1)[1]
+    text = _scrub(str(exc).strip(), settings)
+    for known in _KNOWN_REASONS:
+        found = known.search(text)
+        if found:
+            return found.group(0)
     line = text.splitlines()[0] if text else type(exc).__name__
     line = line.replace("FATAL:", "").strip()
-    line = re.sub(r"^(IO|HTTP|Invalid Input) Error: ", "", line)
-    line = re.sub(r" error for HTTP [A-Z]+ to '[^']*'$", "", line)  # the request URL: noise
-    return _scrub(line, settings)
+    line = re.sub(r"^(IO|HTTP|Invalid Input|TransactionContext) Error: ", "", line)
+    return re.sub(r" error for HTTP [A-Z]+ to '[^']*'$", "", line)  # the request URL: noise
 
 
 def catalog_failure(exc: BaseException, settings: LakeSettings, verb: str = "reach") -> str:
@@ -350,20 +367,49 @@ def data_failure(exc: BaseException, settings: LakeSettings) -> str:
     return f"cannot reach {DATA_SERVICE} {settings.data_path} at {endpoint} ({setting}): {reason}"
 
 
-_CATALOG_LOST = ("postgres", "ducklake metadata", "most recent snapshot", "server closed")
-_DATA_LOST = ("http", "s3://", "could not connect to server")
+_CATALOG_MARKS = (
+    "postgres",
+    "ducklake metadata",
+    "most recent snapshot",
+    "server closed the connection",
+    "terminating connection",
+    "connection refused",
+    "the database system is",
+)
+_DATA_MARKS = ("http", "s3://", "could not connect to server")
+
+
+def failed_service(exc: BaseException) -> str | None:
+    """`catalog` or `data` when `exc` is that service failing (down, lost, refusing), else
+    None (a bug, a conflict, bad SQL: those keep their own message)."""
+    from_psycopg2 = type(exc).__module__.split(".")[0] == "psycopg2"
+    if from_psycopg2:
+        return "catalog"
+    text = str(exc).lower()
+    if not isinstance(exc, duckdb.Error) or "conflict" in text:
+        return None  # a commit conflict is DuckLake's concurrency control at work, not a loss
+    data = any(mark in text for mark in _DATA_MARKS)
+    if data and "postgres" not in text:
+        return "data"
+    if any(mark in text for mark in _CATALOG_MARKS):
+        return "catalog"
+    return "data" if data else None
+
+
+def unavailable(exc: BaseException, settings: LakeSettings) -> str | None:
+    """`cannot reach ...` (or refused, no such bucket) for a service failing at connect."""
+    service = failed_service(exc)
+    if service == "catalog":
+        return catalog_failure(exc, settings)
+    return data_failure(exc, settings) if service == "data" else None
 
 
 def lost_service(exc: BaseException, settings: LakeSettings) -> str | None:
-    """One line when `exc` is the catalog or the data store going away mid-step, else None."""
-    text = str(exc).lower()
-    from_psycopg2 = type(exc).__module__.split(".")[0] == "psycopg2"
-    services = duckdb.IOException | duckdb.HTTPException | duckdb.TransactionException
-    if not (isinstance(exc, services) or from_psycopg2):
-        return None
-    if from_psycopg2 or any(marker in text for marker in _CATALOG_LOST):
+    """`lost ...` when `exc` is the catalog or the data store going away mid-step, else None."""
+    service = failed_service(exc)
+    if service == "catalog":
         return "lost " + catalog_failure(exc, settings, "use").removeprefix("cannot use ")
-    if any(marker in text for marker in _DATA_LOST):
+    if service == "data":
         return "lost " + data_failure(exc, settings).removeprefix("cannot reach ")
     return None
 
@@ -384,7 +430,7 @@ def _catalog_client(settings: LakeSettings, purpose: str) -> Any:
             application_name=f"benchpress {purpose} pid {os.getpid()} on {socket.gethostname()}",
         )
     except psycopg2.Error as exc:
-        raise WarehouseUnavailable(catalog_failure(exc, settings)) from None
+        raise WarehouseUnavailableError(catalog_failure(exc, settings)) from None
     client.autocommit = True
     return client
 
@@ -403,6 +449,24 @@ def _lock_holder(client: Any) -> str:
     return f"{row[0] or 'an unnamed client'}, connected since {row[1]:%Y-%m-%d %H:%M:%S %Z}"
 
 
+def _catalog_down(settings: LakeSettings) -> BaseException | None:
+    """The error of connecting to the catalog now, or None when it answers."""
+    import psycopg2
+
+    try:
+        psycopg2.connect(
+            host=settings.host,
+            port=settings.port,
+            user=settings.user,
+            password=settings.password,
+            dbname=settings.database,
+            connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        ).close()
+    except psycopg2.Error as exc:
+        return exc
+    return None
+
+
 def hold_write_lock(client: Any, settings: LakeSettings, wait: float) -> None:
     """Take the catalog's advisory write lock, waiting up to `wait` seconds for its holder."""
     deadline = time.monotonic() + wait
@@ -413,7 +477,7 @@ def hold_write_lock(client: Any, settings: LakeSettings, wait: float) -> None:
             if cursor.fetchone()[0]:
                 return
         if time.monotonic() >= deadline:
-            raise WarehouseBusy(
+            raise WarehouseBusyError(
                 f"the shared warehouse at {settings.where} is being written by "
                 f"{_lock_holder(client)}; waited {wait:g}s (BENCHPRESS_DUCKDB_LOCK_WAIT)"
             )
@@ -463,28 +527,25 @@ class LakeConnection:
 
     def open(self) -> duckdb.DuckDBPyConnection:
         settings = self.settings
-        if not self.read_only:
-            self.client = _catalog_client(settings, "warehouse writer")
-            try:
-                hold_write_lock(self.client, settings, lock_wait())
-            except BaseException:
-                self.close()
-                raise
         try:
+            if not self.read_only:
+                self.client = _catalog_client(settings, "warehouse writer")
+                hold_write_lock(self.client, settings, lock_wait())
             self.con = new_connection(settings)
             options = ("READ_ONLY",) if self.read_only else ()
-            try:
-                self.con.execute(_attach_sql(settings, ALIAS, *options))
-            except duckdb.Error as exc:
-                if "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
-                    raise WarehouseMissing(
-                        f"no warehouse in {CATALOG_SERVICE} at {settings.where} yet: run "
-                        "`benchpress refresh` to build it"
-                    ) from None
-                if "postgres" in str(exc).lower():
-                    raise WarehouseUnavailable(catalog_failure(exc, settings)) from None
-                raise WarehouseUnavailable(data_failure(exc, settings)) from None
+            self.con.execute(_attach_sql(settings, ALIAS, *options))
             self.con.execute(f"USE {ALIAS}")
+        except Exception as exc:
+            self.close()
+            if "does not exist" in str(exc) and "creating a new DuckLake" in str(exc):
+                raise WarehouseMissingError(
+                    f"no warehouse in {CATALOG_SERVICE} at {settings.where} yet: run "
+                    "`benchpress refresh` to build it"
+                ) from None
+            message = unavailable(exc, settings)
+            if message is None:
+                raise
+            raise WarehouseUnavailableError(message) from None
         except BaseException:
             self.close()
             raise
@@ -529,7 +590,7 @@ def lake_of(con: duckdb.DuckDBPyConnection) -> LakeConnection | None:
 @contextmanager
 def lake_connection(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """The lake attached as the default catalog; errors of a lost catalog or data store while
-    the block runs become one-line `WarehouseLost` errors."""
+    the block runs become one-line `WarehouseLostError` errors."""
     settings = lake_settings()
     lake = LakeConnection(settings, read_only)
     con = lake.open()
@@ -538,9 +599,14 @@ def lake_connection(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnecti
         yield con
     except Exception as exc:
         lost = lost_service(exc, settings)
+        if lost is None and isinstance(exc, duckdb.Error):
+            # DuckLake's follow-up errors ("Current transaction is aborted") hide the cause:
+            # ask the catalog itself whether it is still there
+            down = _catalog_down(settings)
+            lost = lost_service(down, settings) if down is not None else None
         if lost is None:
             raise
-        raise WarehouseLost(
+        raise WarehouseLostError(
             f"{lost}; this step's writes were not committed, the warehouse keeps what earlier "
             "steps committed"
         ) from None
@@ -551,21 +617,21 @@ def lake_connection(read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnecti
 
 def open_reader() -> duckdb.DuckDBPyConnection:
     """A read-only connection to the lake (no lock: it reads committed snapshots only), for
-    readers that close it themselves; WarehouseMissing when nothing was written yet."""
+    readers that close it themselves; WarehouseMissingError when nothing was written yet."""
     return LakeConnection(lake_settings(), read_only=True).open()
 
 
 def check_warehouse() -> str:
     """The backend in force, once its services answer: nothing to check for `duckdb`; for
     `ducklake` the settings, the extensions, the catalog (a connection) and the data store
-    (a listing of its prefix). Raises ValueError (WarehouseUnavailable for a service) with
+    (a listing of its prefix). Raises ValueError (WarehouseUnavailableError for a service) with
     one line saying what to fix; writes nothing."""
     backend = warehouse_backend()
     if backend == "duckdb":
         return backend
     settings = lake_settings()
     if importlib.util.find_spec("psycopg2") is None:
-        raise WarehouseUnavailable(
+        raise WarehouseUnavailableError(
             f"{WAREHOUSE_ENV}=ducklake needs psycopg2 (the team extra): {INSTALL_HINT}"
         )
     client = _catalog_client(settings, "warehouse check")
@@ -573,7 +639,7 @@ def check_warehouse() -> str:
         with client.cursor() as cursor:
             cursor.execute("SELECT 1")
     except Exception as exc:  # noqa: BLE001 - psycopg2's errors, reported in one line
-        raise WarehouseUnavailable(catalog_failure(exc, settings)) from None
+        raise WarehouseUnavailableError(catalog_failure(exc, settings)) from None
     finally:
         client.close()
     con = new_connection(settings)
@@ -581,7 +647,7 @@ def check_warehouse() -> str:
         con.execute("SET http_retries = 1")  # a server that is down says so at once
         con.execute("SELECT count(*) FROM glob(?)", [settings.data_path + "*"]).fetchone()
     except duckdb.Error as exc:
-        raise WarehouseUnavailable(data_failure(exc, settings)) from None
+        raise WarehouseUnavailableError(data_failure(exc, settings)) from None
     finally:
         con.close()
     return backend

@@ -7,7 +7,7 @@ from typing import Any
 
 from predictor.paths import warehouse_path
 from warehouse.db import open_waiting, warehouse_location
-from warehouse.ducklake import WarehouseMissing, open_reader, warehouse_backend
+from warehouse.ducklake import WarehouseMissingError, open_reader, warehouse_backend
 from warehouse.scores import current_parses
 from warehouse.status import source_status
 
@@ -20,7 +20,7 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
         return {"warehouse": where, "sources": {}, "matrix": None}
     try:
         con = open_reader() if lake else open_waiting(target, read_only=True)
-    except WarehouseMissing:
+    except WarehouseMissingError:
         return {"warehouse": where, "sources": {}, "matrix": None}
     try:
         sources: dict[str, dict[str, Any]] = {}
