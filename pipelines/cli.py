@@ -30,9 +30,11 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     from pipelines.locking import EXIT_LOCKED, RefreshLocked
     from pipelines.resources import check_settings
     from pipelines.run import DiskFull, run_refresh
+    from pipelines.settings import refresh_workers
 
     try:  # settings that cannot work: one line naming the setting, before anything runs
         check_settings(args.mode, args.accept_drift)
+        workers = refresh_workers(args.workers)
     except ValueError as exc:
         print(f"benchpress: error: {exc}", file=sys.stderr)
         return 2
@@ -54,6 +56,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                 accept_drift=args.accept_drift,
                 wait=args.wait,
                 progress=on_step if bar.enabled else None,
+                workers=workers,
             )
         except RefreshLocked as exc:
             bar.close()
@@ -246,6 +249,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="if another refresh is running here, wait up to this long for it (default 0: "
         "fail at once, exit code 3)",
+    )
+    refresh.add_argument(
+        "--workers",
+        metavar="N",
+        help="fetch and parse the sources in up to N processes, each fetching up to N URLs at "
+        "once; writes stay one at a time (default 1, or BENCHPRESS_REFRESH_WORKERS)",
     )
     refresh.add_argument(
         "--accept-drift",

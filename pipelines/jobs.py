@@ -10,16 +10,19 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.locking import busy_with
+from pipelines.parallel import refresh_executor
+from pipelines.settings import refresh_workers
 from predictor.paths import benchpress_home
 
-# In one process: every DuckDB writer is in the pool of 1, so steps run one at a time anyway;
-# a process per step (the default) made UI and schedule runs about 10x slower than
-# `benchpress refresh` and initialised the resources once per step.
+# BENCHPRESS_REFRESH_WORKERS=1 (the default): every step in the run's own process, one after
+# the other (a process per step made UI and schedule runs about 10x slower). N > 1: a process
+# per step, up to N at once, forked from a server with the code loaded; the sources' steps then
+# fetch and parse side by side while the "duckdb" pool keeps the matrix steps one at a time.
 refresh_job = dg.define_asset_job(
     name="refresh",
     selection=dg.AssetSelection.all(),
     description="Fetch every leaderboard, rebuild the matrix, refit, check and publish.",
-    executor_def=dg.in_process_executor,
+    executor_def=refresh_executor(refresh_workers()),
 )
 
 

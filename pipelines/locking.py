@@ -300,11 +300,16 @@ def _run_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
     return None
 
 
+HOST_TAG = "benchpress/host"  # the machine whose `benchpress refresh` executes a run
+
+
 def recover_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
     """Mark runs whose process died as failed and free their concurrency slots; their ids.
 
     Call with the refresh lock held. A run is abandoned when it is not finished and the
-    process that executed it (same host) no longer exists, as after `kill -9`.
+    process that executed it (same host) no longer exists, as after `kill -9`. A run tagged
+    with another machine's name (`HOST_TAG`, a team instance shared by several machines) is
+    never taken for abandoned here: its process id means nothing on this machine.
     """
     import dagster as dg
 
@@ -319,7 +324,10 @@ def recover_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
         )
     )
     recovered = []
+    here = socket.gethostname()
     for run in unfinished:
+        if run.tags.get(HOST_TAG, here) != here:
+            continue
         pid = _run_pid(instance, run.run_id)
         if pid is None or pid == os.getpid() or _pid_alive(pid):
             continue

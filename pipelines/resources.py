@@ -20,12 +20,14 @@ import duckdb
 
 from pipelines.fetch.transports import Fetcher
 from pipelines.locking import RefreshLocked, hold_run_lease
+from pipelines.parallel import lease_of
 from pipelines.settings import (
     check_thresholds,
     fetch_deadlines,
     fit_params,
     guard_thresholds,
     parse_accepted,
+    refresh_workers,
 )
 from pipelines.team.instance import check_instance
 from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
@@ -48,7 +50,7 @@ class WarehouseResource(dg.ConfigurableResource):
         if run is None:  # built outside a run (direct invocation): nothing to hold
             return
         try:
-            hold_run_lease(self.home_path, run.run_id, context.instance)
+            hold_run_lease(self.home_path, lease_of(run), context.instance)
         except RefreshLocked as exc:
             raise dg.Failure(
                 description=(
@@ -78,11 +80,13 @@ class WarehouseResource(dg.ConfigurableResource):
 
 
 class FetcherResource(dg.ConfigurableResource):
-    """Which transport fetches payloads: live URLs, an HTTP mirror, or the bundled replay."""
+    """Which transport fetches payloads: live URLs, an HTTP mirror, or the bundled replay;
+    `concurrency`: how many URLs of one source are fetched at once (the refresh's workers)."""
 
     mode: str = "replay"
     mirror: str = ""
     replay_root: str = ""
+    concurrency: int = 1
 
     def fetcher(self) -> Fetcher:
         return Fetcher(
@@ -113,7 +117,10 @@ def _env_or(name: str, default: str) -> str | dg.EnvVar:
 
 
 def default_resources(
-    home: Path | None = None, mode: str | None = None, accept_drift: str | None = None
+    home: Path | None = None,
+    mode: str | None = None,
+    accept_drift: str | None = None,
+    workers: int | None = None,
 ) -> dict[str, dg.ConfigurableResource]:
     """Resources from the environment; explicit arguments (CLI flags, tests) take precedence."""
     return {
@@ -124,6 +131,7 @@ def default_resources(
             mode=mode or _env_or("BENCHPRESS_FETCH_MODE", "replay"),
             mirror=_env_or("BENCHPRESS_HTTP_MIRROR", ""),
             replay_root=_env_or("BENCHPRESS_REPLAY_ROOT", ""),
+            concurrency=workers or refresh_workers(),
         ),
         "publish_gate": PublishGateResource(
             accept_drift=accept_drift
@@ -147,6 +155,7 @@ def check_settings(mode: str | None = None, accept_drift: str | None = None) -> 
     guard_thresholds()
     fit_params()
     fetch_deadlines()  # BENCHPRESS_SOURCE_DEADLINE, BENCHPRESS_RUN_DEADLINE
+    refresh_workers()  # BENCHPRESS_REFRESH_WORKERS
     parse_accepted(
         accept_drift if accept_drift is not None else os.environ.get("BENCHPRESS_ACCEPT_DRIFT", "")
     )

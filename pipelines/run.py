@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import sys
 import time
 import uuid
@@ -20,11 +21,14 @@ from typing import Any
 import dagster as dg
 
 from pipelines.locking import (
+    HOST_TAG,
     claim_run_lease,
     recover_abandoned_runs,
     refresh_lock,
     release_run_lease,
 )
+from pipelines.parallel import LEASE_TAG, ingest_in_parallel, matrix_asset_keys, resource_config
+from pipelines.settings import refresh_workers
 from pipelines.team.instance import settings_file, storage_loss_reported
 from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir
 from predictor.text_safety import StreamWrapper
@@ -130,14 +134,34 @@ _STEP_DONE = {
 }
 
 
+class _StepCounter:
+    """Turns "step started / finished" into `StepProgress` for a progress callback; a callback
+    that raises is dropped, it never fails the run."""
+
+    def __init__(self, progress: StepCallback, total: int):
+        self.progress: StepCallback | None = progress
+        self.total = total
+        self.finished: set[str] = set()
+
+    def __call__(self, step: str, finished: bool) -> None:
+        if self.progress is None:
+            return
+        if finished:
+            self.finished.add(step)
+        try:
+            self.progress(StepProgress(step, finished, len(self.finished), self.total))
+        except Exception:  # a progress bar must not break a refresh
+            self.progress = None
+
+
 def execute_with_progress(
     job: dg.JobDefinition,
     instance: dg.DagsterInstance,
-    progress: StepCallback | None = None,
+    progress: StepCallback | _StepCounter | None = None,
     **kwargs,
 ) -> dg.ExecuteInProcessResult:
     """`job.execute_in_process(instance=instance, **kwargs)`, telling `progress` as each step
-    starts and finishes.
+    starts and finishes (a `_StepCounter` goes on counting from the steps it has seen).
 
     Steps are observed through `DagsterInstance.add_event_listener` for the run's id (each
     event as the in-process executor stores it), so the job itself is unchanged (no hooks, no
@@ -145,28 +169,67 @@ def execute_with_progress(
     if progress is None or not hasattr(instance, "add_event_listener"):
         return job.execute_in_process(instance=instance, **kwargs)
     run_id = kwargs.pop("run_id", None) or str(uuid.uuid4())
-    total = len(job.graph.nodes)  # one step per op node in an asset job
-    finished: set[str] = set()
-    live = [progress]
+    count = (
+        progress
+        if isinstance(progress, _StepCounter)
+        else _StepCounter(progress, len(job.graph.nodes))  # one step per op node
+    )
 
     def listen(entry) -> None:
         event = entry.dagster_event
-        if not live or event is None or event.step_key is None:
+        if event is None or event.step_key is None:
             return
         if event.event_type == dg.DagsterEventType.STEP_START:
-            update = StepProgress(event.step_key, False, len(finished), total)
+            count(event.step_key, False)
         elif event.event_type in _STEP_DONE:
-            finished.add(event.step_key)
-            update = StepProgress(event.step_key, True, len(finished), total)
-        else:
-            return
-        try:
-            live[0](update)
-        except Exception:  # a progress bar must not break a refresh
-            live.clear()
+            count(event.step_key, True)
 
     instance.add_event_listener(run_id, listen)
     return job.execute_in_process(instance=instance, run_id=run_id, **kwargs)
+
+
+def _execute(
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    lease: str,
+    workers: int,
+    resources: dict[str, dg.ConfigurableResource],
+    log_level: str,
+    progress: StepCallback | None,
+) -> list[Any]:
+    """The refresh's Dagster runs, each tagged with this machine's name: one in this process
+    (run id `lease`), or with `workers` > 1 the sources' steps in parallel processes and then
+    the rest in this process (two runs under the lease; `pipelines.parallel`). Their results,
+    in order; the second run does not start when the first failed."""
+    count = _StepCounter(progress, len(job.graph.nodes)) if progress else None
+    loggers = {"console": {"config": {"log_level": log_level}}}
+    tags = {HOST_TAG: socket.gethostname()}  # whose runs these are, on a shared instance
+    if workers == 1:
+        serial = execute_with_progress(
+            job,
+            instance,
+            count,
+            run_id=lease,
+            tags=tags,
+            resources=resources,
+            run_config={"loggers": loggers},
+            raise_on_error=False,
+        )
+        return [serial]
+    run_config = {"loggers": loggers, "resources": resource_config(resources)}
+    ingest = ingest_in_parallel(instance, lease, workers, run_config, count, log_level, tags)
+    if not ingest.success:
+        return [ingest]
+    rest = execute_with_progress(
+        job,
+        instance,
+        count,
+        tags={**tags, LEASE_TAG: lease},
+        asset_selection=matrix_asset_keys(job),
+        run_config=run_config,  # a subset of the job takes its resources as config
+        raise_on_error=False,
+    )
+    return [ingest, rest]
 
 
 def run_refresh(
@@ -176,6 +239,7 @@ def run_refresh(
     accept_drift: str | None = None,
     wait: float = 0.0,
     progress: StepCallback | None = None,
+    workers: int | None = None,
 ) -> RefreshOutcome:
     """Materialize the whole graph once; report what was published and what stopped it.
 
@@ -183,12 +247,15 @@ def run_refresh(
     holder) when another one still runs after `wait` seconds, be it another `run_refresh`
     (the flock on `refresh.lock`) or a run started from the Dagster UI or the schedule (the
     run lease in `refresh.run`, claimed here for this run before it starts). `progress`
-    (optional) is called as each step starts and finishes (`StepProgress`). A setting that
-    cannot work (see `resources.check_settings`) raises ValueError before the run."""
+    (optional) is called as each step starts and finishes (`StepProgress`). `workers`
+    (default BENCHPRESS_REFRESH_WORKERS, else 1): with N > 1 the steps run in up to N
+    processes (`pipelines.parallel`), the sources side by side. A setting that cannot work
+    (see `resources.check_settings`) raises ValueError before the run."""
     from pipelines.definitions import defs
     from pipelines.resources import check_settings, default_resources
 
     check_settings(mode, accept_drift)  # ValueError naming the setting, before any run starts
+    workers = refresh_workers(workers)
     home = (home or benchpress_home()).resolve()
     job = defs.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
     started = time.monotonic()
@@ -201,21 +268,15 @@ def run_refresh(
     ):
         recovered = recover_abandoned_runs(instance)  # a killed refresh's runs hold pool slots
         claim_run_lease(home, run_id, instance, wait=max(wait - (time.monotonic() - started), 0))
+        resources = default_resources(home, mode, accept_drift, workers)
         try:
-            result = execute_with_progress(
-                job,
-                instance,
-                progress,
-                run_id=run_id,
-                resources=default_resources(home, mode, accept_drift),
-                run_config={"loggers": {"console": {"config": {"log_level": log_level}}}},
-                raise_on_error=False,
-            )
+            results = _execute(job, instance, run_id, workers, resources, log_level, progress)
         finally:
             release_run_lease(home, run_id)
-    outcome = RefreshOutcome(success=result.success, recovered_runs=recovered)
+    success = all(result.success for result in results)
+    outcome = RefreshOutcome(success=success, recovered_runs=recovered)
     failures: dict[str, list[str]] = {}  # root cause -> the steps it failed, in run order
-    for event in result.all_events:
+    for event in (event for result in results for event in result.all_events):
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             if not evaluation.passed:
@@ -256,7 +317,7 @@ def run_refresh(
                 outcome.version = str(meta["version"])
                 outcome.published = bool(meta["published"])
     outcome.failed_steps = [f"{', '.join(steps)}: {cause}" for cause, steps in failures.items()]
-    outcome.success = result.success and outcome.version is not None and not outcome.failed_checks
+    outcome.success = success and outcome.version is not None and not outcome.failed_checks
     return outcome
 
 

@@ -126,3 +126,25 @@ def parse_accepted(text: str) -> frozenset[str]:
             f"unknown drift check(s) {sorted(unknown)}; choose from {', '.join(DRIFT_CHECKS)}"
         )
     return frozenset(names)
+
+
+WORKERS_ENV = "BENCHPRESS_REFRESH_WORKERS"
+MAX_WORKERS = 32
+
+
+def refresh_workers(value: int | str | None = None) -> int:
+    """How parallel a refresh is (`benchpress refresh --workers`, else
+    BENCHPRESS_REFRESH_WORKERS, else 1): with N > 1 the sources' fetch and parse steps run in
+    up to N processes and each source fetches up to N URLs at once, while warehouse writes
+    stay one at a time. 1 is the serial, in-process refresh."""
+    raw = str(value).strip() if value is not None else os.environ.get(WORKERS_ENV, "").strip()
+    where = "--workers" if value is not None else WORKERS_ENV
+    if not raw:
+        return 1
+    try:
+        workers = int(raw)
+    except ValueError:
+        raise ValueError(f"{where}={raw!r} is not a whole number of workers") from None
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"{where}={raw!r} must be between 1 and {MAX_WORKERS}")
+    return workers

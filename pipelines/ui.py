@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 from pipelines.run import ensure_dagster_home
+from pipelines.settings import refresh_workers
 from pipelines.team.instance import check_instance
+from warehouse.ducklake import check_warehouse
 
 WORKSPACE = """\
 # Written by `make dagster` (pipelines/ui.py): the benchpress code location.
@@ -53,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:  # BENCHPRESS_INSTANCE=team: its PostgreSQL must answer before anything starts
         profile = check_instance()
+        check_warehouse()  # BENCHPRESS_WAREHOUSE=ducklake: its catalog and S3 too
+        refresh_workers()  # BENCHPRESS_REFRESH_WORKERS, read when the code location loads
     except ValueError as exc:
         print(f"make dagster: error: {exc}", file=sys.stderr)
         return 2

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -135,6 +135,24 @@ def open_waiting(
                 raise
         time.sleep(delay)
         delay = min(delay * 2, 1.0)
+
+
+Warehouse = (
+    duckdb.DuckDBPyConnection | Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]]
+)
+
+
+@contextmanager
+def opened(warehouse: Warehouse) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection from `warehouse`: the connection itself (left open), or a new one from a
+    function such as `connect` (closed at the end of the block). Stages that wait on the
+    network or the CPU take the function, so they hold the DuckDB file only while they read
+    or write it."""
+    if isinstance(warehouse, duckdb.DuckDBPyConnection):
+        yield warehouse
+        return
+    with warehouse() as con:
+        yield con
 
 
 @contextmanager

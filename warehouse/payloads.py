@@ -8,7 +8,7 @@ from datetime import datetime
 
 import duckdb
 
-from warehouse.db import next_id, transaction
+from warehouse.db import next_id
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,19 @@ def latest_payload(con: duckdb.DuckDBPyConnection, source: str, url: str) -> Sto
         [source, url],
     ).fetchone()
     return StoredPayload(*row) if row else None
+
+
+def latest_payloads(con: duckdb.DuckDBPyConnection, source: str) -> dict[str, StoredPayload]:
+    """URL -> the newest archived copy, for every URL of `source` ever archived (read once
+    before a fetch, which then needs no connection for its conditional requests)."""
+    rows = con.execute(
+        "SELECT payload_id, source, url, fetched_at, sha256, etag, last_modified"
+        " FROM raw_payloads WHERE source = ?"
+        " QUALIFY row_number() OVER (PARTITION BY url ORDER BY fetched_at DESC, payload_id DESC)"
+        " = 1",
+        [source],
+    ).fetchall()
+    return {row[2]: StoredPayload(*row) for row in rows}
 
 
 def payload_content(con: duckdb.DuckDBPyConnection, payload_id: int) -> bytes:
@@ -63,27 +76,27 @@ def archive_payload(
     previous = latest_payload(con, source, url)
     if previous is not None and previous.sha256 == digest:
         return previous.payload_id, False
-    with transaction(con):
-        payload_id = next_id(con, "payload_ids")
-        con.execute(
-            "INSERT INTO raw_payloads (payload_id, source, url, transport, status, fetched_at,"
-            " sha256, size_bytes, etag, last_modified, content_type, content)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                payload_id,
-                source,
-                url,
-                transport,
-                status,
-                fetched_at,
-                digest,
-                len(content),
-                etag,
-                last_modified,
-                content_type,
-                content,
-            ],
-        )
+    # one INSERT, atomic alone; inside the caller's transaction when it holds one
+    payload_id = next_id(con, "payload_ids")
+    con.execute(
+        "INSERT INTO raw_payloads (payload_id, source, url, transport, status, fetched_at,"
+        " sha256, size_bytes, etag, last_modified, content_type, content)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            payload_id,
+            source,
+            url,
+            transport,
+            status,
+            fetched_at,
+            digest,
+            len(content),
+            etag,
+            last_modified,
+            content_type,
+            content,
+        ],
+    )
     return payload_id, True
 
 

@@ -3,6 +3,11 @@
 One pair per leaderboard so a broken source shows up on its own asset and never blocks the
 others: a fetch failure is recorded (fetch_log, asset metadata, a WARN check) and the source's
 last good payloads keep feeding the matrix.
+
+These steps are not in the "duckdb" pool: they open the warehouse only for a short read and
+one write transaction each (DuckDB's file lock, waited on, keeps writers one at a time), not
+while the network or the parser works, so with BENCHPRESS_REFRESH_WORKERS > 1 the sources
+fetch and parse in parallel processes (`pipelines.jobs`).
 """
 
 import dagster as dg
@@ -32,7 +37,6 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
     @dg.asset(
         key=payloads_key(source),
         group_name="ingest",
-        pool=DUCKDB_POOL,
         kinds={"duckdb"},
         description=f"Raw payloads of {source.title}, archived byte for byte. "
         f"URLs: {', '.join(source.urls)}",
@@ -51,22 +55,23 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         fetcher: FetcherResource,
     ) -> dg.MaterializeResult:
         budget = FetchBudget.start(fetch_deadlines(), run_started_at(context))
-        with warehouse.connect() as con:
-            try:
-                summary = ingest_source(con, fetcher.fetcher(), source, budget)
-            except FetchError as exc:
-                context.log.error(str(exc))
-                return dg.MaterializeResult(
-                    metadata={"outcome": "failed", "error": str(exc), "url": exc.url},
-                    check_results=[
-                        dg.AssetCheckResult(
-                            check_name="fetch_succeeded",
-                            passed=False,
-                            severity=dg.AssetCheckSeverity.WARN,
-                            metadata={"error": str(exc)},
-                        )
-                    ],
-                )
+        try:
+            summary = ingest_source(
+                warehouse.connect, fetcher.fetcher(), source, budget, fetcher.concurrency
+            )
+        except FetchError as exc:
+            context.log.error(str(exc))
+            return dg.MaterializeResult(
+                metadata={"outcome": "failed", "error": str(exc), "url": exc.url},
+                check_results=[
+                    dg.AssetCheckResult(
+                        check_name="fetch_succeeded",
+                        passed=False,
+                        severity=dg.AssetCheckSeverity.WARN,
+                        metadata={"error": str(exc)},
+                    )
+                ],
+            )
         crash_point(payloads_key(source).to_user_string())
         return dg.MaterializeResult(
             metadata={
@@ -85,7 +90,6 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         key=scores_key(source),
         deps=[payloads_key(source)],
         group_name="parse",
-        pool=DUCKDB_POOL,
         kinds={"duckdb", "polars"},
         description=f"{source.title} parsed into the common long schema (source-native names).",
         metadata={"source": source.id},
@@ -101,34 +105,35 @@ def build_source_assets(source: Source) -> list[dg.AssetsDefinition]:
         context: dg.AssetExecutionContext, warehouse: WarehouseResource
     ) -> dg.MaterializeResult:
         with warehouse.connect() as con:
-            if not last_good_fetch(con, source.id):
-                context.log.warning(f"{source.id}: no payload fetched yet; nothing to parse")
-                return dg.MaterializeResult(
-                    metadata={"outcome": "no data"},
-                    check_results=[
-                        dg.AssetCheckResult(
-                            check_name="parse_succeeded",
-                            passed=False,
-                            severity=dg.AssetCheckSeverity.WARN,
-                            description="nothing fetched yet",
-                        )
-                    ],
-                )
-            try:
-                summary = parse_source(con, source)
-            except Exception as exc:  # noqa: BLE001 - a parser bug must not block other sources
-                context.log.error(str(exc))
-                return dg.MaterializeResult(
-                    metadata={"outcome": "failed", "error": str(exc)},
-                    check_results=[
-                        dg.AssetCheckResult(
-                            check_name="parse_succeeded",
-                            passed=False,
-                            severity=dg.AssetCheckSeverity.WARN,
-                            description=str(exc)[:500],
-                        )
-                    ],
-                )
+            fetched = last_good_fetch(con, source.id)
+        if not fetched:
+            context.log.warning(f"{source.id}: no payload fetched yet; nothing to parse")
+            return dg.MaterializeResult(
+                metadata={"outcome": "no data"},
+                check_results=[
+                    dg.AssetCheckResult(
+                        check_name="parse_succeeded",
+                        passed=False,
+                        severity=dg.AssetCheckSeverity.WARN,
+                        description="nothing fetched yet",
+                    )
+                ],
+            )
+        try:
+            summary = parse_source(warehouse.connect, source)
+        except Exception as exc:  # noqa: BLE001 - a parser bug must not block other sources
+            context.log.error(str(exc))
+            return dg.MaterializeResult(
+                metadata={"outcome": "failed", "error": str(exc)},
+                check_results=[
+                    dg.AssetCheckResult(
+                        check_name="parse_succeeded",
+                        passed=False,
+                        severity=dg.AssetCheckSeverity.WARN,
+                        description=str(exc)[:500],
+                    )
+                ],
+            )
         crash_point(scores_key(source).to_user_string())
         return dg.MaterializeResult(
             metadata={

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from pipelines.fetch.budget import DeadlineExceeded, FetchBudget
 from pipelines.fetch.transports import FetchedPayload, Fetcher, FetchError, Validators
@@ -18,6 +19,7 @@ def fetch_source(
     validators: ValidatorsFor | None = None,
     stored_content: StoredContent | None = None,
     budget: FetchBudget | None = None,
+    concurrency: int = 1,
 ) -> list[FetchedPayload]:
     """All payloads of one source, in a deterministic order.
 
@@ -25,29 +27,47 @@ def fetch_source(
     (discovered URLs included). A 304 answer carries no bytes; when the listing step needs
     them, `stored_content` supplies the archived copy, so discovery works the same whether or
     not the listing changed. `budget`: the source's and the run's deadlines; once one has
-    passed, `DeadlineExceeded` says after how many of the source's files.
+    passed, `DeadlineExceeded` says after how many of the source's files. `concurrency`: how
+    many URLs are fetched at once (threads; llm_stats lists 336 files, and over the internet
+    each costs a round trip); the result and the first error are those of the URL order.
     """
     budget = budget or FetchBudget()
     fetched: list[FetchedPayload] = []
 
+    def fetch_one(url: str, done: int, total: int, more_to_list: bool) -> FetchedPayload:
+        spent = budget.spent()
+        if spent is not None:
+            raise DeadlineExceeded(
+                source.id, url, spent, done, total, more_to_list, started=done > 0
+            )
+        previous = validators(url) if validators else None
+        try:
+            return fetcher.fetch(source.id, url, source.max_bytes, previous, budget.first())
+        except FetchError as exc:  # stopped by the source's or run's budget: say so
+            if exc.deadline is None or exc.deadline not in budget.limits:
+                raise
+            raise DeadlineExceeded(
+                source.id, url, exc.deadline, done, total, more_to_list
+            ) from None
+
     def fetch_all(urls: list[str], total: int, more_to_list: bool) -> None:
-        for url in urls:
-            done = len(fetched)
-            spent = budget.spent()
-            if spent is not None:
-                raise DeadlineExceeded(
-                    source.id, url, spent, done, total, more_to_list, started=done > 0
-                )
-            previous = validators(url) if validators else None
+        if concurrency <= 1 or len(urls) <= 1:
+            for url in urls:
+                fetched.append(fetch_one(url, len(fetched), total, more_to_list))
+            return
+        with ThreadPoolExecutor(max_workers=min(concurrency, len(urls))) as pool:
+            first = len(fetched)
+            futures = [
+                pool.submit(fetch_one, url, first + i, total, more_to_list)
+                for i, url in enumerate(urls)
+            ]
             try:
-                payload = fetcher.fetch(source.id, url, source.max_bytes, previous, budget.first())
-            except FetchError as exc:  # stopped by the source's or run's budget: say so
-                if exc.deadline is None or exc.deadline not in budget.limits:
-                    raise
-                raise DeadlineExceeded(
-                    source.id, url, exc.deadline, done, total, more_to_list
-                ) from None
-            fetched.append(payload)
+                for future in futures:  # in URL order: the first failing URL is reported
+                    fetched.append(future.result())
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
 
     fetch_all(list(source.urls), len(source.urls), source.discover is not None)
     if source.discover is None:

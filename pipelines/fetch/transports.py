@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -216,6 +217,10 @@ class Fetcher:
         self.max_retry_wait = max_retry_wait
         self.session = session or requests.Session()
         self.session.headers.setdefault("User-Agent", USER_AGENT)
+        # a source fetching several URLs at once gives each thread a session of its own
+        # (requests' sessions are not thread-safe); a session passed in is always used as is
+        self._threads = None if session is not None else threading.local()
+        self._owner = threading.get_ident()
         self.clock = clock
         self.sleep = sleep
         self.deadline = deadline_from_env() if deadline is None else float(deadline)
@@ -239,6 +244,18 @@ class Fetcher:
         own = Deadline(time.monotonic() + self.deadline, self.deadline, DOWNLOAD, DEADLINE_ENV)
         deadline = stop if stop is not None and stop.at < own.at else own
         return self._http(source, url, target, max_bytes, previous or Validators(), deadline)
+
+    def _session(self) -> requests.Session:
+        """This thread's session: the constructor's in the thread that made the fetcher (or
+        for an injected session), a new one with the same headers in any other thread."""
+        if self._threads is None or threading.get_ident() == self._owner:
+            return self.session
+        own = getattr(self._threads, "session", None)
+        if own is None:
+            own = requests.Session()
+            own.headers.update(self.session.headers)
+            self._threads.session = own
+        return own
 
     # -- replay -----------------------------------------------------------------------------
     def _recorded_index(self) -> dict[str, dict[str, str]]:
@@ -290,7 +307,9 @@ class Fetcher:
             # no single socket wait may outlast the deadline either
             timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
             try:
-                response = self.session.get(target, headers=headers, timeout=timeout, stream=True)
+                response = self._session().get(
+                    target, headers=headers, timeout=timeout, stream=True
+                )
             except requests.Timeout:
                 if time.monotonic() >= deadline.at:
                     raise FetchError(source, url, deadline.text(), deadline) from None

@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import duckdb
-
 from pipelines.fetch.budget import FetchBudget
 from pipelines.fetch.plan import fetch_source
 from pipelines.fetch.transports import Fetcher, FetchError, Validators
 from pipelines.sources.base import Source
-from warehouse.payloads import archive_payload, latest_payload, log_fetch, payload_content
+from warehouse.db import Warehouse, opened, transaction
+from warehouse.payloads import archive_payload, latest_payloads, log_fetch, payload_content
 
 
 @dataclass
@@ -28,61 +27,74 @@ class IngestSummary:
 
 
 def ingest_source(
-    con: duckdb.DuckDBPyConnection,
+    warehouse: Warehouse,
     fetcher: Fetcher,
     source: Source,
     budget: FetchBudget | None = None,
+    concurrency: int = 1,
 ) -> IngestSummary:
     """Fetch all payloads of `source`, archive new bytes, log the attempt (also on failure).
 
-    `budget`: the source's and the run's deadlines (`pipelines.fetch.budget`); spending it is
-    a failed fetch like any other (`DeadlineExceeded`, a FetchError)."""
+    `warehouse`: a connection, or a function opening one (`warehouse.db.connect`), which
+    this then holds only to read what is archived and to write what came in, never while the
+    network answers: a refresh fetching sources in parallel processes shares the DuckDB file.
+    The payloads and the fetch log entry are written in one transaction. `budget`: the
+    source's and the run's deadlines (`pipelines.fetch.budget`); spending it is a failed fetch
+    like any other (`DeadlineExceeded`, a FetchError). `concurrency`: URLs fetched at once."""
     started = datetime.now(UTC)
+    with opened(warehouse) as con:
+        archived = latest_payloads(con, source.id)
 
     def validators(url: str) -> Validators | None:
-        stored = latest_payload(con, source.id, url)
-        if stored is None:
-            return None
-        return Validators(stored.etag, stored.last_modified, stored.sha256)
+        stored = archived.get(url)
+        return (
+            None if stored is None else Validators(stored.etag, stored.last_modified, stored.sha256)
+        )
 
     def stored_content(url: str) -> bytes | None:
-        stored = latest_payload(con, source.id, url)
-        return payload_content(con, stored.payload_id) if stored else None
+        stored = archived.get(url)
+        if stored is None:
+            return None
+        with opened(warehouse) as con:
+            return payload_content(con, stored.payload_id)
 
     try:
-        fetched = fetch_source(fetcher, source, validators, stored_content, budget)
+        fetched = fetch_source(fetcher, source, validators, stored_content, budget, concurrency)
     except FetchError as exc:
-        log_fetch(con, source.id, started, "failed", error=str(exc))
+        with opened(warehouse) as con:
+            log_fetch(con, source.id, started, "failed", error=str(exc))
         raise
-    payload_ids: list[int] = []
     summary = IngestSummary(source.id, "unchanged", [], [p.url for p in fetched])
     summary.transport = fetcher.mode
-    for payload in fetched:
-        if payload.content is None:  # 304: the archived copy is still current
-            stored = latest_payload(con, source.id, payload.url)
-            if stored is None:
-                error = "server said 304 Not Modified but nothing is archived"
-                log_fetch(con, source.id, started, "failed", error=error)
-                raise FetchError(source.id, payload.url, error)
-            payload_ids.append(stored.payload_id)
-            summary.not_modified += 1
-            continue
-        payload_id, is_new = archive_payload(
-            con,
-            source=source.id,
-            url=payload.url,
-            transport=payload.transport,
-            status=payload.status,
-            fetched_at=payload.fetched_at,
-            content=payload.content,
-            etag=payload.etag,
-            last_modified=payload.last_modified,
-            content_type=payload.content_type,
-        )
-        payload_ids.append(payload_id)
-        summary.bytes_fetched += len(payload.content)
-        summary.new_payloads += int(is_new)
-    summary.payload_ids = sorted(payload_ids)
-    summary.outcome = "new" if summary.new_payloads else "unchanged"
-    log_fetch(con, source.id, started, summary.outcome, summary.payload_ids)
+    unarchived = [p.url for p in fetched if p.content is None and p.url not in archived]
+    if unarchived:  # 304 for a URL never stored
+        error = "server said 304 Not Modified but nothing is archived"
+        with opened(warehouse) as con:
+            log_fetch(con, source.id, started, "failed", error=error)
+        raise FetchError(source.id, unarchived[0], error)
+    with opened(warehouse) as con, transaction(con):
+        payload_ids: list[int] = []
+        for payload in fetched:
+            if payload.content is None:  # 304: the archived copy is still current
+                payload_ids.append(archived[payload.url].payload_id)
+                summary.not_modified += 1
+                continue
+            payload_id, is_new = archive_payload(
+                con,
+                source=source.id,
+                url=payload.url,
+                transport=payload.transport,
+                status=payload.status,
+                fetched_at=payload.fetched_at,
+                content=payload.content,
+                etag=payload.etag,
+                last_modified=payload.last_modified,
+                content_type=payload.content_type,
+            )
+            payload_ids.append(payload_id)
+            summary.bytes_fetched += len(payload.content)
+            summary.new_payloads += int(is_new)
+        summary.payload_ids = sorted(payload_ids)
+        summary.outcome = "new" if summary.new_payloads else "unchanged"
+        log_fetch(con, source.id, started, summary.outcome, summary.payload_ids)
     return summary

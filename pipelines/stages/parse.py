@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 
 from pipelines.sources.base import Source
+from warehouse.db import Warehouse, opened
 from warehouse.payloads import last_good_fetch, payloads_by_id
 from warehouse.scores import confirm_parse, find_parse, payload_set_sha, record_parse
 
@@ -37,18 +38,25 @@ class ParseSummary:
     rejected_rows: int
 
 
-def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary:
-    payload_ids = last_good_fetch(con, source.id)
-    if not payload_ids:
-        raise RuntimeError(f"{source.id}: nothing fetched yet; run its payload asset first")
-    payloads = payloads_by_id(con, payload_ids)
-    set_sha = payload_set_sha([sha for _, _, sha, _, _ in payloads])
-    version = f"{source.id}:{PARSER_VERSION}"
-    earlier = find_parse(con, source.id, set_sha, version)
+def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
+    """Parse the newest good fetch of `source` into source_scores, or reuse the parse of the
+    same bytes. `warehouse`: a connection, or a function opening one (`warehouse.db.connect`),
+    held then only to read the payloads and to write the rows (one transaction), not while the
+    parser runs: sources parse in parallel processes sharing the DuckDB file."""
+    with opened(warehouse) as con:
+        payload_ids = last_good_fetch(con, source.id)
+        if not payload_ids:
+            raise RuntimeError(f"{source.id}: nothing fetched yet; run its payload asset first")
+        payloads = payloads_by_id(con, payload_ids)
+        set_sha = payload_set_sha([sha for _, _, sha, _, _ in payloads])
+        version = f"{source.id}:{PARSER_VERSION}"
+        earlier = find_parse(con, source.id, set_sha, version)
     fetched_at = max(when for _, _, _, when, _ in payloads)
     refetched = earlier is not None and earlier.payload_ids != tuple(sorted(payload_ids))
 
-    def record(rows: pl.DataFrame | None, error: str | None = None) -> int:
+    def record(
+        con: duckdb.DuckDBPyConnection, rows: pl.DataFrame | None, error: str | None = None
+    ) -> int:
         return record_parse(
             con,
             source=source.id,
@@ -63,38 +71,53 @@ def parse_source(con: duckdb.DuckDBPyConnection, source: Source) -> ParseSummary
 
     if earlier is not None and earlier.status == "failed":
         if refetched:  # the newest parse state must say failed again, or the source looks ok
-            record(None, earlier.error)
+            with opened(warehouse) as con:
+                record(con, None, earlier.error)
             raise ParseFailed(
                 f"{earlier.error} (the same bytes failed in parse {earlier.parse_id})"
             )
         raise ParseFailed(f"{earlier.error} (payloads unchanged since parse {earlier.parse_id})")
     if earlier is not None:
-        existing = earlier.parse_id
-        if refetched:
-            existing = confirm_parse(
-                con,
-                earlier.parse_id,
-                payload_ids=payload_ids,
-                fetched_at=fetched_at,
-                parsed_at=datetime.now(UTC),
-            )
-        stats = con.execute(
-            "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
-            " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
-            [existing],
-        ).fetchone()
+        with opened(warehouse) as con:
+            existing = earlier.parse_id
+            if refetched:
+                existing = confirm_parse(
+                    con,
+                    earlier.parse_id,
+                    payload_ids=payload_ids,
+                    fetched_at=fetched_at,
+                    parsed_at=datetime.now(UTC),
+                )
+            stats = con.execute(
+                "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
+                " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
+                [existing],
+            ).fetchone()
         return ParseSummary(source.id, existing, True, *stats)
 
     try:
         frame: pl.DataFrame = source.parse({url: content for _, url, _, _, content in payloads})
     except Exception as exc:
-        record(None, str(exc))
+        with opened(warehouse) as con:
+            record(con, None, str(exc))
         raise
-    parse_id = record(frame)
+    with opened(warehouse) as con:
+        # on a shared warehouse another machine may have parsed the same bytes meanwhile
+        meanwhile = find_parse(con, source.id, set_sha, version)
+        reused = meanwhile is not None and meanwhile.status == "ok"
+        parse_id = meanwhile.parse_id if reused else record(con, frame)
+        if reused and meanwhile.payload_ids != tuple(sorted(payload_ids)):
+            parse_id = confirm_parse(
+                con,
+                meanwhile.parse_id,
+                payload_ids=payload_ids,
+                fetched_at=fetched_at,
+                parsed_at=datetime.now(UTC),
+            )
     return ParseSummary(
         source.id,
         parse_id,
-        False,
+        reused,
         frame.height,
         frame["model_key"].n_unique(),
         frame["benchmark_key"].n_unique(),

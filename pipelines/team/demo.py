@@ -120,13 +120,17 @@ class DemoFailed(RuntimeError):
     pass
 
 
+# machine-a fetches and parses its sources in two processes, machine-b serially
+WORKERS = {"machine-a": 2, "machine-b": 1}
+
+
 def refresh_two_machines(env: dict[str, str], root: Path) -> None:
     """Both refreshes at the same time; each machine's outcome with its duration."""
     command = [*benchpress_command(), "refresh", "--mode", "replay", "--no-progress"]
     started = time.monotonic()
     running = {
         name: subprocess.Popen(
-            command,
+            [*command, "--workers", str(WORKERS[name])],
             env={**env, "BENCHPRESS_HOME": str(root / name)},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -140,7 +144,8 @@ def refresh_two_machines(env: dict[str, str], root: Path) -> None:
         seconds = time.monotonic() - started
         last = [line for line in out.splitlines() if line.startswith("snapshot ")]
         if process.returncode == 0:
-            print(f"{name}: {last[-1] if last else 'done'} ({seconds:.0f} s)", flush=True)
+            how = f"--workers {WORKERS[name]}"
+            print(f"{name} ({how}): {last[-1] if last else 'done'} ({seconds:.0f} s)", flush=True)
         else:
             print(f"{name}: refresh exited with {process.returncode}:\n{err}", file=sys.stderr)
             failed.append(name)

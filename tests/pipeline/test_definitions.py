@@ -36,8 +36,9 @@ def test_groups_pools_and_blocking_checks() -> None:
     assert groups["score_matrix"] == "matrix"
     assert groups["factorization"] == "fit"
     assert groups["published_snapshot"] == "publish"
-    for key in graph.get_all_asset_keys():
-        assert graph.get(key).pools == {"duckdb"}, key
+    for key in graph.get_all_asset_keys():  # the sources hold the warehouse only briefly
+        source = key.to_user_string().endswith(("_payloads", "_source_scores"))
+        assert graph.get(key).pools == (set() if source else {"duckdb"}), key
 
     specs = [graph.get_check_spec(key) for key in graph.asset_check_keys]
     checks = {(spec.asset_key.to_user_string(), spec.name): spec for spec in specs}

@@ -28,6 +28,11 @@ class MirrorServer:
     # "/host/path-prefix" -> seconds to wait before answering any request under it
     delays: dict[str, float] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, status)
+    # the most requests at once in their `delays` wait so far (the client had sent them all
+    # before any got its answer: how many it fetches at a time)
+    max_in_flight: int = 0
+    _in_flight: int = 0
+    _count_lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -49,7 +54,7 @@ class MirrorServer:
                 path = urlsplit(self.path).path
                 for prefix, seconds in list(mirror.delays.items()):
                     if path.startswith(prefix):
-                        time.sleep(seconds)
+                        mirror._wait(seconds)
                         break
                 rel = path.lstrip("/")
                 query = urlsplit(self.path).query
@@ -87,6 +92,16 @@ class MirrorServer:
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         ).start()
         return self
+
+    def _wait(self, seconds: float) -> None:
+        with self._count_lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            time.sleep(seconds)
+        finally:
+            with self._count_lock:
+                self._in_flight -= 1
 
     def stop(self) -> None:
         if self._server is not None:
