@@ -109,6 +109,23 @@ def _fresh_fork_server() -> None:
 
 
 StepEvent = Callable[[str, bool], None]  # (step key, finished)
+_STEP_DONE = frozenset(
+    {
+        dg.DagsterEventType.STEP_SUCCESS,
+        dg.DagsterEventType.STEP_FAILURE,
+        dg.DagsterEventType.STEP_SKIPPED,
+    }
+)
+
+
+def tell_step(event: dg.DagsterEvent | None, on_step: StepEvent) -> None:
+    """Call `on_step` when `event` starts or ends a step (succeeded, failed or skipped)."""
+    if event is None or event.step_key is None:
+        return
+    if event.event_type == dg.DagsterEventType.STEP_START:
+        on_step(event.step_key, False)
+    elif event.event_type in _STEP_DONE:
+        on_step(event.step_key, True)
 
 
 @contextmanager
@@ -116,11 +133,6 @@ def watching_steps(instance: dg.DagsterInstance, lease: str, on_step: StepEvent)
     """Call `on_step` as the steps of the run tagged with `lease` start and finish, read from
     the instance's event log (the step processes write it, not this one)."""
     stop = threading.Event()
-    done_types = {
-        dg.DagsterEventType.STEP_SUCCESS,
-        dg.DagsterEventType.STEP_FAILURE,
-        dg.DagsterEventType.STEP_SKIPPED,
-    }
 
     def poll() -> None:
         run_id, cursor = None, None
@@ -134,13 +146,7 @@ def watching_steps(instance: dg.DagsterInstance, lease: str, on_step: StepEvent)
                     records = instance.get_records_for_run(run_id, cursor=cursor)
                     cursor = records.cursor
                     for record in records.records:
-                        event = record.event_log_entry.dagster_event
-                        if event is None or event.step_key is None:
-                            continue
-                        if event.event_type == dg.DagsterEventType.STEP_START:
-                            on_step(event.step_key, False)
-                        elif event.event_type in done_types:
-                            on_step(event.step_key, True)
+                        tell_step(record.event_log_entry.dagster_event, on_step)
             except Exception:  # noqa: BLE001 - a progress bar must not break a refresh
                 return
             if finished:

@@ -27,7 +27,13 @@ from pipelines.locking import (
     refresh_lock,
     release_run_lease,
 )
-from pipelines.parallel import LEASE_TAG, ingest_in_parallel, matrix_asset_keys, resource_config
+from pipelines.parallel import (
+    LEASE_TAG,
+    ingest_in_parallel,
+    matrix_asset_keys,
+    resource_config,
+    tell_step,
+)
 from pipelines.settings import refresh_workers
 from pipelines.team.instance import settings_file, storage_loss_reported
 from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir
@@ -127,11 +133,6 @@ class StepProgress:
 
 
 StepCallback = Callable[[StepProgress], None]
-_STEP_DONE = {
-    dg.DagsterEventType.STEP_SUCCESS,
-    dg.DagsterEventType.STEP_FAILURE,
-    dg.DagsterEventType.STEP_SKIPPED,
-}
 
 
 class _StepCounter:
@@ -175,16 +176,7 @@ def execute_with_progress(
         else _StepCounter(progress, len(job.graph.nodes))  # one step per op node
     )
 
-    def listen(entry) -> None:
-        event = entry.dagster_event
-        if event is None or event.step_key is None:
-            return
-        if event.event_type == dg.DagsterEventType.STEP_START:
-            count(event.step_key, False)
-        elif event.event_type in _STEP_DONE:
-            count(event.step_key, True)
-
-    instance.add_event_listener(run_id, listen)
+    instance.add_event_listener(run_id, lambda entry: tell_step(entry.dagster_event, count))
     return job.execute_in_process(instance=instance, run_id=run_id, **kwargs)
 
 

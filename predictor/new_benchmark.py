@@ -53,7 +53,7 @@ import polars as pl
 
 from predictor.api import FractionScoresWarning, ProbeScoreError
 from predictor.methods.common import check_level, student_t_cdf, student_t_quantile
-from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, is_tie
+from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, tie_groups
 
 MIN_SCORES = 3
 SCALES = ("percent", "unbounded")
@@ -69,7 +69,7 @@ BIAS_PRIOR_SCALE = 100.0
 # Interval half-width factor by number of known scores (3, 5, 10, 20+; interpolated in
 # log k): the 90% quantile of the standardised errors on our own draws 1000-1009 of the
 # protocol of benchmarks/new_benchmark.py (never the draws it reports).
-INTERVAL_FACTORS = ((3, 0.97), (5, 0.90), (10, 0.81), (20, 0.78))
+INTERVAL_FACTORS = ((3, 1.13), (5, 1.04), (10, 0.94), (20, 0.90))
 # Pseudo-scores at a typical fitted column's spread pooled with the known scores' spread.
 SPREAD_PRIOR_SCORES = 4.0
 _EPS = 0.005  # percent -> logit clip, as the fitted columns'
@@ -529,14 +529,7 @@ def ranking(
         for b in order
         if a.name != b.name
     }
-    groups, group = [], 1
-    for k, entry in enumerate(order):
-        if k > 0:
-            prev = order[k - 1]
-            if not is_tie(prev.score - entry.score, pm[(prev.name, entry.name)]):
-                group += 1
-        groups.append(group)
-    return Comparison([BenchmarkRanking(name, True, order, groups, pm)], level)
+    return Comparison([BenchmarkRanking(name, True, order, tie_groups(order, pm), pm)], level)
 
 
 SIMILAR_SCHEMA = {

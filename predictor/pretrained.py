@@ -45,8 +45,8 @@ PRETRAINED: dict[str, Pretrained] = {
         Pretrained(
             name="microsoft/benchpress-v1",
             directory="microsoft-benchpress-v1",
-            content_hash="af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4",
-            digest="sha256:9625edd00866bd6bf8867e62bb6c6b0d236de1bd4cea2d9488e2a60a4d8d0e56",
+            content_hash="0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32",
+            digest="sha256:0cc497b51e4819990a603af4d89095839eca651a99ab7dbc2b0ca7d6a4cb6fe8",
             description="The BenchPress paper score matrix (84 models x 133 benchmarks, "
             "arXiv:2606.24020) on its own, fitted with the default BayesianCompleter.",
         ),
@@ -81,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.12.01.2, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.02.2, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory

@@ -59,23 +59,29 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
 # the selection on each and compares; rebuild a bundled snapshot, re-pin its sets)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
-    "af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4": ProbeSet(
-        default=("gpqa_diamond", "hle", "codeforces_rating", "terminal_bench", "mmlu_pro"),
-        low_cost=("gpqa_diamond", "hle", "longfact_objects", "math_500", "arc_agi_2"),
+    "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32": ProbeSet(
+        default=("gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hmmt_feb_2025"),
+        low_cost=("gpqa_diamond", "hle", "aime_2025", "bullshit_pushback", "erqa"),
     ),
-    # 2026.12.01.2, the main bundled snapshot (`BenchPress.load()`)
-    "666ecbd0e98284404a246718945a2f7507a84fff072b75d7da00051d32046a95": ProbeSet(
+    # 2026.12.02.2, the main bundled snapshot (`BenchPress.load()`)
+    "eb7bdde182d69f91a3c146e6a4ce726179c9a0b0f544591ee7664cf3033009c3": ProbeSet(
         default=(
             "gpqa_diamond",
             "livebench_paraphrase",
             "mmlu",
-            "arc_agi_2",
             "livebench_python",
+            "arc_agi_2",
         ),
-        low_cost=("gpqa_diamond", "livebench_paraphrase", "mmlu", "livebench_olympiad", "hle"),
+        low_cost=(
+            "gpqa_diamond",
+            "livebench_paraphrase",
+            "mmlu",
+            "livebench_olympiad",
+            "livebench_story_generation",
+        ),
     ),
 }
-BENCHPRESS_V1_HASH = "af851a611b7e893004c6a0eee6a62bce8ea0372ab1d7936a70a8df78422bc9c4"
+BENCHPRESS_V1_HASH = "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32"
 _computed: dict[str, ProbeSet] = {}
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,8 +14,17 @@ import pytest
 
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT
 from tests.support.mirror_server import MirrorServer
+from tests.support.shared_home import (
+    CLI_REFRESH,
+    CliRefreshed,
+    built_once,
+    clean_environment,
+    copy_home,
+    subprocess_environment,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent / "benchpress"
 
 
 @pytest.fixture(scope="session")
@@ -45,24 +55,26 @@ class Refreshed:
     outcome: object  # pipelines.run.RefreshOutcome of the first refresh
 
 
-@pytest.fixture(scope="session")
-def refreshed_template(tmp_path_factory: pytest.TempPathFactory, replay_root: Path) -> Refreshed:
-    """One full refresh of the recorded payloads over the loopback mirror, made once per test
-    worker: a refresh costs about a minute of CPU, and many tests start from its result."""
+def _mirror_refresh(folder: Path) -> object:
     from pipelines.run import run_refresh
 
-    home = tmp_path_factory.mktemp("refreshed-template") / "home"
-    server = MirrorServer(replay_root).start()
-    patch = pytest.MonkeyPatch()
+    home = folder / "home"
+    server = MirrorServer(DEFAULT_REPLAY_ROOT).start()
     try:
-        patch.setenv("BENCHPRESS_HOME", str(home))
-        patch.setenv("BENCHPRESS_HTTP_MIRROR", server.base_url)
-        outcome = run_refresh(mode="mirror", home=home)
+        with clean_environment(BENCHPRESS_HOME=str(home), BENCHPRESS_HTTP_MIRROR=server.base_url):
+            return run_refresh(mode="mirror", home=home)
     finally:
-        patch.undo()
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def refreshed_template(tmp_path_factory: pytest.TempPathFactory) -> Refreshed:
+    """One full refresh of the recorded payloads over the loopback mirror, made once per test
+    session (whichever worker asks first): a refresh costs about a minute of CPU, and many
+    tests start from its result. Never written: tests take `refreshed_home`."""
+    folder, outcome = built_once(tmp_path_factory, "mirror-refresh", _mirror_refresh)
     assert outcome.success and outcome.published, outcome
-    return Refreshed(home, outcome)
+    return Refreshed(folder / "home", outcome)
 
 
 @pytest.fixture
@@ -70,11 +82,39 @@ def refreshed_home(
     refreshed_template: Refreshed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Refreshed:
     """A home of this test's own in the state one mirror refresh of the recorded payloads left
-    (a copy of the worker's template: the warehouse, the published snapshot, Dagster's runs)."""
-    home = tmp_path / "home"
-    shutil.copytree(refreshed_template.home, home, symlinks=True)
+    (a copy of the session's template: the warehouse, the published snapshot, Dagster's runs)."""
+    home = copy_home(refreshed_template.home, tmp_path / "home")
     monkeypatch.setenv("BENCHPRESS_HOME", str(home))
     return Refreshed(home, refreshed_template.outcome)
+
+
+def _cli_refresh(folder: Path) -> subprocess.CompletedProcess[str]:
+    home = folder / "home"
+    return subprocess.run(
+        [str(BIN), *CLI_REFRESH],
+        capture_output=True,
+        text=True,
+        env=subprocess_environment(BENCHPRESS_HOME=str(home)),
+        timeout=900,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def cli_refreshed_template(tmp_path_factory: pytest.TempPathFactory) -> CliRefreshed:
+    """`benchpress refresh --mode replay --progress` as a user runs it (the installed script in
+    a process of its own, the embedded default, the full fit) in a new home, once per test
+    session. Tests assert on its exit code and output themselves; never written: tests that
+    write take `cli_refreshed_home`."""
+    folder, done = built_once(tmp_path_factory, "cli-refresh", _cli_refresh)
+    return CliRefreshed(folder / "home", done)
+
+
+@pytest.fixture
+def cli_refreshed_home(cli_refreshed_template: CliRefreshed, tmp_path: Path) -> CliRefreshed:
+    """A copy of the session's `benchpress refresh` home for this test to write."""
+    home = copy_home(cli_refreshed_template.home, tmp_path / "home")
+    return CliRefreshed(home, cli_refreshed_template.done)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -87,3 +127,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _AUTO_HOME = "BENCHPRESS_TEST_HOME_IS_THROWAWAY"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadfile` (make test) starts the longest files first (tests/support/scheduling)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.support.scheduling import long_files_first
+
+    return long_files_first(config, log)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.sources import SOURCES
+from tests.support.shared_home import CliRefreshed
 
 BIN = Path(sys.executable).parent / "benchpress"
 
@@ -55,27 +56,29 @@ def test_sources_json_lists_urls_and_replay_root(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_refresh_then_list_stats_and_show(tmp_path) -> None:
-    done = run("refresh", "--mode", "replay", home=tmp_path)
+def test_refresh_then_list_stats_and_show(cli_refreshed_home: CliRefreshed) -> None:
+    # `benchpress refresh --mode replay --progress` (the session's, tests/conftest.py): the bar
+    # goes to stderr only, what the refresh prints is the same with or without it
+    home, done = cli_refreshed_home.home, cli_refreshed_home.done
     assert done.returncode == 0, done.stderr
     assert "snapshot published" in done.stdout
-    listing = json.loads(run("snapshots", "list", "--json", home=tmp_path).stdout)
-    local = [row for row in listing if row["store"] == str(tmp_path / "snapshots")]
+    listing = json.loads(run("snapshots", "list", "--json", home=home).stdout)
+    local = [row for row in listing if row["store"] == str(home / "snapshots")]
     assert len(local) == 1 and local[0]["models"] >= 80
-    stats = json.loads(run("warehouse", "stats", "--json", home=tmp_path).stdout)
+    stats = json.loads(run("warehouse", "stats", "--json", home=home).stdout)
     assert set(stats["sources"]) == set(SOURCES)
     assert stats["sources"]["livebench"]["rows"] == 2921
     assert stats["matrix"]["models"] == local[0]["models"]
-    show = json.loads(run("snapshots", "show", local[0]["version"], "--json", home=tmp_path).stdout)
+    show = json.loads(run("snapshots", "show", local[0]["version"], "--json", home=home).stdout)
     assert show["content_hash"].startswith(local[0]["content_hash"])
 
     # a shared store holding this version with other content: the push fails after the local
     # publish, and the message says so with the real reason (not Dagster's step wrapper)
     version = local[0]["version"]
-    remote = tmp_path / "shared" / version
+    remote = home.parent / "shared" / version
     remote.mkdir(parents=True)
     (remote / "manifest.json").write_text(json.dumps({**show, "content_hash": "0" * 64}))
-    done = run("refresh", home=tmp_path, env={"BENCHPRESS_PUBLISH_URI": str(remote.parent)})
+    done = run("refresh", home=home, env={"BENCHPRESS_PUBLISH_URI": str(remote.parent)})
     assert done.returncode == 1, done.stderr
     pushed = f"published_snapshot: snapshot unchanged, latest is {version} locally, not pushed: "
     assert f"step failed: {pushed}{remote.parent} has snapshot {version}" in done.stderr

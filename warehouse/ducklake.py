@@ -43,6 +43,8 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
+from predictor.env_choice import env_choice
+
 WAREHOUSE_ENV = "BENCHPRESS_WAREHOUSE"
 CATALOG_ENV = "BENCHPRESS_DUCKLAKE_CATALOG"
 PASSWORD_ENV = "BENCHPRESS_DUCKLAKE_PASSWORD"
@@ -84,15 +86,7 @@ class WarehouseBusyError(TimeoutError):
 # ------------------------------------------------------------------------------- settings
 def warehouse_backend() -> str:
     """BENCHPRESS_WAREHOUSE (unset or empty: `duckdb`), checked against the known backends."""
-    raw = os.environ.get(WAREHOUSE_ENV, "").strip()
-    if not raw:
-        return "duckdb"
-    if raw not in BACKENDS:
-        raise ValueError(
-            f"{WAREHOUSE_ENV}={raw!r} is not a warehouse backend; choose "
-            f"{' or '.join(BACKENDS)} (default duckdb)"
-        )
-    return raw
+    return env_choice(WAREHOUSE_ENV, BACKENDS, "duckdb", "a warehouse backend")
 
 
 @dataclass(frozen=True)

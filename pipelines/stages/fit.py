@@ -20,7 +20,7 @@ from predictor.side_information import SideInformation
 class FitParams:
     """The completer's settings (BayesianCompleter defaults) and the fit's matrix selection."""
 
-    rank: int = 3
+    rank: int = 4
     n_chains: int = 8
     n_burn: int = 20
     n_samples: int = 20

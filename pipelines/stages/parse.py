@@ -17,7 +17,13 @@ import polars as pl
 from pipelines.sources.base import Source
 from warehouse.db import Warehouse, opened
 from warehouse.payloads import last_good_fetch, payloads_by_id
-from warehouse.scores import confirm_parse, find_parse, payload_set_sha, record_parse
+from warehouse.scores import (
+    EarlierParse,
+    confirm_parse,
+    find_parse,
+    payload_set_sha,
+    record_parse,
+)
 
 # Bump when a parser's output changes so archived payloads are re-parsed on the next run.
 PARSER_VERSION = "1"
@@ -69,6 +75,19 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
             error=error,
         )
 
+    def made_current(con: duckdb.DuckDBPyConnection, parse: EarlierParse) -> int:
+        """The id of `parse` (of these same bytes) as the current parse: recorded again for
+        the newest payloads when a later fetch brought its bytes back."""
+        if parse.payload_ids == tuple(sorted(payload_ids)):
+            return parse.parse_id
+        return confirm_parse(
+            con,
+            parse.parse_id,
+            payload_ids=payload_ids,
+            fetched_at=fetched_at,
+            parsed_at=datetime.now(UTC),
+        )
+
     if earlier is not None and earlier.status == "failed":
         if refetched:  # the newest parse state must say failed again, or the source looks ok
             with opened(warehouse) as con:
@@ -79,15 +98,7 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
         raise ParseFailed(f"{earlier.error} (payloads unchanged since parse {earlier.parse_id})")
     if earlier is not None:
         with opened(warehouse) as con:
-            existing = earlier.parse_id
-            if refetched:
-                existing = confirm_parse(
-                    con,
-                    earlier.parse_id,
-                    payload_ids=payload_ids,
-                    fetched_at=fetched_at,
-                    parsed_at=datetime.now(UTC),
-                )
+            existing = made_current(con, earlier)
             stats = con.execute(
                 "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
                 " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
@@ -105,15 +116,7 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
         # on a shared warehouse another machine may have parsed the same bytes meanwhile
         meanwhile = find_parse(con, source.id, set_sha, version)
         reused = meanwhile is not None and meanwhile.status == "ok"
-        parse_id = meanwhile.parse_id if reused else record(con, frame)
-        if reused and meanwhile.payload_ids != tuple(sorted(payload_ids)):
-            parse_id = confirm_parse(
-                con,
-                meanwhile.parse_id,
-                payload_ids=payload_ids,
-                fetched_at=fetched_at,
-                parsed_at=datetime.now(UTC),
-            )
+        parse_id = made_current(con, meanwhile) if reused else record(con, frame)
     return ParseSummary(
         source.id,
         parse_id,

@@ -58,42 +58,12 @@ def team_env(postgres: LocalPostgres, s3: LocalS3) -> dict[str, str]:
 
 
 def create_database(postgres: LocalPostgres, name: str) -> None:
-    import psycopg2
-
-    connection = psycopg2.connect(
-        host=postgres.host,
-        port=postgres.port,
-        user=postgres.user,
-        password=postgres.password,
-        dbname=postgres.database,
-        connect_timeout=5,
-    )
-    connection.autocommit = True
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE DATABASE {name}")
-    finally:
-        connection.close()
+    postgres.query(f"CREATE DATABASE {name}", autocommit=True)
 
 
 def dagster_runs(postgres: LocalPostgres) -> list[str]:
     """The statuses of the runs in the team instance's PostgreSQL, oldest first."""
-    import psycopg2
-
-    connection = psycopg2.connect(
-        host=postgres.host,
-        port=postgres.port,
-        user=postgres.user,
-        password=postgres.password,
-        dbname=postgres.database,
-        connect_timeout=5,
-    )
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT status FROM runs ORDER BY create_timestamp")
-            return [row[0] for row in cursor.fetchall()]
-    finally:
-        connection.close()
+    return [row[0] for row in postgres.query("SELECT status FROM runs ORDER BY create_timestamp")]
 
 
 def step(title: str) -> None:

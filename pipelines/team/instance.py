@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from predictor.env_choice import env_choice
+
 INSTANCE_ENV = "BENCHPRESS_INSTANCE"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROFILE_FILES = {
@@ -46,15 +48,7 @@ class InstanceUnavailable(ValueError):
 
 def instance_profile() -> str:
     """BENCHPRESS_INSTANCE (unset or empty: `local`), checked against the known profiles."""
-    raw = os.environ.get(INSTANCE_ENV, "").strip()
-    if not raw:
-        return "local"
-    if raw not in PROFILE_FILES:
-        raise ValueError(
-            f"{INSTANCE_ENV}={raw!r} is not an instance profile; choose "
-            f"{' or '.join(PROFILE_FILES)} (default local)"
-        )
-    return raw
+    return env_choice(INSTANCE_ENV, PROFILE_FILES, "local", "an instance profile")
 
 
 def settings_file(profile: str | None = None) -> Path:

@@ -31,6 +31,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SERVER_ACCOUNT = "nobody"  # who runs initdb and postgres when we are root
 STOP_SIGNALS = {"smart": signal.SIGTERM, "fast": signal.SIGINT, "immediate": signal.SIGQUIT}
@@ -290,6 +291,32 @@ class LocalPostgres:
         )
         if done.returncode != 0:
             raise PostgresUnavailable(f"createdb {self.database} failed: {done.stderr.strip()}")
+
+    def query(
+        self, sql: str, params: tuple[Any, ...] = (), autocommit: bool = False
+    ) -> list[tuple]:
+        """Rows of `sql` on the server's database, over TCP with its credentials (none for a
+        statement without a result; `autocommit` for one that cannot run in a transaction,
+        such as CREATE DATABASE)."""
+        import psycopg2
+
+        connection = psycopg2.connect(
+            host=self.host,
+            port=self.port,
+            user=self.user,
+            password=self.password,
+            dbname=self.database,
+            connect_timeout=5,
+        )
+        connection.autocommit = autocommit
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params or None)
+                rows = cursor.fetchall() if cursor.description is not None else []
+            connection.commit()
+            return rows
+        finally:
+            connection.close()
 
     def _log_tail(self, lines: int = 3) -> str:
         try:

@@ -77,14 +77,20 @@ def rank_entries(
         for b in order
         if a.name != b.name
     }
+    return BenchmarkRanking(benchmark, higher_is_better, order, tie_groups(order, pm), pm)
+
+
+def tie_groups(order: Sequence[Entry], pm: dict[tuple[str, str], float]) -> list[int]:
+    """Per entry of `order` (best first) its tie group (1 = best): a new group starts where an
+    entry is not within noise of the one above it (`is_tie` on the gap and P(above > it))."""
     groups, group = [], 1
-    for k, e in enumerate(order):
+    for k, entry in enumerate(order):
         if k > 0:
             prev = order[k - 1]
-            if not is_tie(prev.score - e.score, pm[(prev.name, e.name)]):
+            if not is_tie(prev.score - entry.score, pm[(prev.name, entry.name)]):
                 group += 1
         groups.append(group)
-    return BenchmarkRanking(benchmark, higher_is_better, order, groups, pm)
+    return groups
 
 
 @dataclass(frozen=True)

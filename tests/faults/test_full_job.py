@@ -1,11 +1,11 @@
 """The whole refresh job with one source down and one source publishing hostile names.
 
-Two in-process refreshes over the loopback mirror: a good one, then one where LiveBench answers
-503 and LMArena's text arena adds models named with SQL, HTML/JS, control characters, RTL
-overrides, path traversal and 5,000 characters. The run must report every source, keep LiveBench
-stale with its last good data, publish (or be stopped by a blocking check, never crash), store
-the hostile strings verbatim as inert data, leave every table in place with only the new payload
-added, and publish only snapshots that load and answer.
+Two in-process refreshes over the loopback mirror: a good one (the session's, tests/conftest.py),
+then one where LiveBench answers 503 and LMArena's text arena adds models named with SQL,
+HTML/JS, control characters, RTL overrides, path traversal and 5,000 characters. The run must
+report every source, keep LiveBench stale with its last good data, publish (or be stopped by a
+blocking check, never crash), store the hostile strings verbatim as inert data, leave every
+table in place with only the new payload added, and publish only snapshots that load and answer.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from predictor.paths import snapshot_store_dir, warehouse_path
 from predictor.snapshots import list_versions
 from tests.faults.faults import HOSTILE_NAMES
 from tests.support.mirror_server import MirrorServer, serve_status
+from tests.support.shared_home import copy_home
 from warehouse.status import source_status
 
 pytestmark = pytest.mark.slow
@@ -76,15 +77,17 @@ def payloads(home: Path) -> set[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoRuns]:
-    home = tmp_path_factory.mktemp("full-job") / "home"
+def two_runs(refreshed_template, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoRuns]:
+    # the good refresh: the session's mirror refresh of the recorded payloads (tests/conftest.py,
+    # the full fit), in a copy of its home; the second refresh fits the same way
+    home = copy_home(refreshed_template.home, tmp_path_factory.mktemp("full-job") / "home")
+    first = refreshed_template.outcome
     server = MirrorServer(DEFAULT_REPLAY_ROOT).start()
     try:
         with pytest.MonkeyPatch.context() as env:
             env.setenv("BENCHPRESS_HOME", str(home))
             env.setenv("BENCHPRESS_HTTP_MIRROR", server.base_url)
-            env.setenv("BENCHPRESS_MIN_CELLS_PER_MODEL", "20")
-            first = run_refresh(mode="mirror", home=home)
+            env.delenv("BENCHPRESS_MIN_CELLS_PER_MODEL", raising=False)
             before = tables(home), payloads(home)
             server.faults[LIVEBENCH_TABLE] = serve_status(503, b"down", {"Retry-After": "0"})
             hostile = with_hostile_models((server.root / LMARENA_TEXT[1:]).read_bytes())

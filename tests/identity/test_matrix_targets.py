@@ -5,13 +5,15 @@ per setting with cells from each source; `warehouse stats` reports per-source re
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import polars as pl
 import pytest
 
-from pipelines.run import run_refresh
 from pipelines.transforms.matrix import build_matrix
 from predictor.paths import warehouse_path
+from tests.support.shared_home import CliRefreshed, copy_home
 from warehouse.stats import warehouse_stats
 
 pytestmark = pytest.mark.slow
@@ -31,17 +33,12 @@ FRONTIER = (
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("BENCHPRESS_HOME", str(home))
-        # the fit's minimums do not change the matrix (the snapshot keeps every cell); the
-        # BenchPress ones keep the fit quick
-        mp.setenv("BENCHPRESS_MIN_CELLS_PER_MODEL", "15")
-        mp.setenv("BENCHPRESS_MIN_CELLS_PER_BENCHMARK", "8")
-        outcome = run_refresh(mode="replay", home=home)
-        assert outcome.success, outcome
-        yield home
+def warehouse(cli_refreshed_template: CliRefreshed, tmp_path_factory) -> Path:
+    """A copy of the home of the session's `benchpress refresh --mode replay` (tests/conftest.py;
+    the fit's settings do not change the matrix: the snapshot keeps every cell)."""
+    done = cli_refreshed_template.done
+    assert done.returncode == 0, done.stderr[-3000:]
+    return copy_home(cli_refreshed_template.home, tmp_path_factory.mktemp("targets") / "home")
 
 
 def test_matrix_size_without_the_open_llm_leaderboard(warehouse) -> None:

@@ -20,6 +20,7 @@ from pipelines.cli import stats_frame
 from pipelines.run import RefreshOutcome, StepProgress, execute_with_progress
 from predictor.cli import main
 from predictor.paths import warehouse_path
+from tests.support.shared_home import CLI_REFRESH, CliRefreshed
 from warehouse.stats import warehouse_stats
 
 BIN = Path(sys.executable).parent / "benchpress"
@@ -115,16 +116,18 @@ def test_refresh_bar_only_when_asked(monkeypatch, capsys, benchpress_home: Path)
 
 
 @pytest.mark.slow
-def test_real_refresh_with_bar_then_csv_stats(tmp_path: Path) -> None:
-    """The whole job with `--progress` (about 25 s), then `warehouse stats --csv`."""
-    env = {**os.environ, "BENCHPRESS_HOME": str(tmp_path)}
+def test_real_refresh_with_bar_then_csv_stats(cli_refreshed_home: CliRefreshed) -> None:
+    """The whole job with `--progress` (the session's `benchpress refresh --mode replay
+    --progress`, tests/conftest.py), then `warehouse stats --csv`."""
+    home, done = cli_refreshed_home.home, cli_refreshed_home.done
+    env = {**os.environ, "BENCHPRESS_HOME": str(home)}
 
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(BIN), *argv], capture_output=True, text=True, env=env, timeout=600, check=False
         )
 
-    done = run("refresh", "--mode", "replay", "--progress")
+    assert done.args[1:] == [*CLI_REFRESH]
     assert done.returncode == 0, done.stderr[-2000:]
     assert "snapshot published" in done.stdout and "%|" not in done.stdout
     steps = re.findall(r"(\d+)/(\d+) \[", done.stderr)
@@ -135,7 +138,7 @@ def test_real_refresh_with_bar_then_csv_stats(tmp_path: Path) -> None:
 
     stats = run("warehouse", "stats", "--csv")
     assert stats.returncode == 0 and stats.stderr == ""
-    expected = stats_frame(warehouse_stats(warehouse_path(tmp_path)))
+    expected = stats_frame(warehouse_stats(warehouse_path(home)))
     got = pl.read_csv(io.StringIO(stats.stdout), schema_overrides=expected.schema)
     # age_days counts from now: the two reads are a few seconds apart
     assert_frame_equal(got.drop("age_days"), expected.drop("age_days"), check_exact=True)

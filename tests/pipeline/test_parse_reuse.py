@@ -207,9 +207,12 @@ def test_stats_name_the_reason_a_source_is_stale(served, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_refresh_publishes_the_reverted_values(benchpress_home, tmp_path, monkeypatch) -> None:
+def test_refresh_publishes_the_reverted_values(refreshed_home, tmp_path, monkeypatch) -> None:
     """The reviewer's sequence through the whole job: A publishes, B publishes, A again must
-    publish A's value (it used to report `evalplus: new` and keep B's snapshot)."""
+    publish A's value (it used to report `evalplus: new` and keep B's snapshot). A is the
+    recording: its refresh is the session's mirror refresh (a copy of its home,
+    tests/conftest.py)."""
+    benchpress_home, first = refreshed_home.home, refreshed_home.outcome
     root = tmp_path / "mirror"
     shutil.copytree(DEFAULT_REPLAY_ROOT, root)
     target = root / REL
@@ -225,9 +228,11 @@ def test_refresh_publishes_the_reverted_values(benchpress_home, tmp_path, monkey
         )
         return row["score"][0]
 
+    assert first.success and first.published, first
+    assert first.source_outcomes["evalplus"] == "new"
     try:
-        versions = []
-        for data in (A, B, A):
+        versions = [first.version]
+        for data in (B, A):
             target.write_bytes(data)
             outcome = run_refresh(mode="mirror", home=benchpress_home)
             assert outcome.success and outcome.published, outcome

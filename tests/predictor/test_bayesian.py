@@ -180,6 +180,8 @@ def test_reference_recipe_state_still_restores():
         ({"rank": 0}, {}, "rank"),
         ({"nu": 0.0}, {}, "nu"),
         ({"n_burn": -1}, {}, "n_burn"),
+        ({"sparse_bias": -1.0}, {}, "sparse_bias"),
+        ({"spread_prior": -1.0}, {}, "spread_prior"),
         ({}, {"row_features": np.ones((5, 1))}, "row_features"),
         ({}, {"row_features": np.full(60, np.inf)}, "row_features"),
     ],
@@ -272,7 +274,7 @@ def test_family_prior_pulls_a_sparse_model_toward_its_siblings():
     }
     assert err["grouped"] < 0.7 * err["plain"], err
     assert grouped.model_groups_ == sorted(set(families))
-    assert grouped.model_group_mean_.shape == (40, 12, 4)
+    assert grouped.model_group_mean_.shape == (40, 12, 1 + grouped.rank)
     # New models folded in from 3 scores (one member of every family; the fit saw them with
     # 80% of their scores, but fold-in ignores that): the family's mean is the better prior.
     errors: dict[str, list[float]] = {"family": [], "population": []}
@@ -303,6 +305,51 @@ def test_category_prior_pulls_a_sparse_benchmark_toward_its_kind():
         for model in (plain, grouped)
     ]
     assert err[1] < 0.9 * err[0], err
+
+
+def test_sparse_column_priors_widen_the_bias_by_cells_and_keep_correlations():
+    widen = bayesian._bias_widening(np.array([5, 50]), 50.0, 3)
+    np.testing.assert_allclose(widen[0, 0], [1 / 11, 1 / np.sqrt(11), 1 / np.sqrt(11)])
+    np.testing.assert_allclose(widen[1, 0, 0], 1 / 2)  # 1 + 50 / 50 = 2 times the variance
+    np.testing.assert_allclose(widen[:, 1:, 1:], 1.0)  # loadings keep the population's prior
+    assert bayesian._bias_widening(np.array([5, 50]), 0.0, 3) is None
+
+
+def test_a_sparse_percent_column_spread_is_pooled_with_a_typical_one():
+    full = rank2_percent_matrix(n=60, m=12)
+    values = full.copy()
+    values[5:, 0] = np.nan  # five scores left in column 0
+    values[:, 11] = full[:, 11] * 10.0  # an open scale keeps its own spread
+    scales = ["percent"] * 11 + ["unbounded"]
+    raw = BayesianCompleter(spread_prior=0.0, n_chains=2, n_burn=2, n_samples=2)
+    raw.fit(values, scales)
+    pooled = BayesianCompleter(n_chains=2, n_burn=2, n_samples=2).fit(values, scales)
+    var = raw.transform_.std_**2
+    typical = np.median(var[1:11])  # the percent columns with at least 10 scores
+    cells = np.array([5] + [60] * 10)
+    expected = np.sqrt((4.0 * typical + cells * var[:11]) / (4.0 + cells - 1))
+    np.testing.assert_allclose(pooled.transform_.std_[:11], expected)
+    assert pooled.transform_.std_[0] / raw.transform_.std_[0] == pytest.approx(
+        np.sqrt((4.0 * typical / var[0] + 5) / 8)
+    )
+    assert pooled.transform_.std_[11] == raw.transform_.std_[11]  # the open scale: untouched
+
+
+def test_sparse_column_priors_predict_a_five_score_column_better():
+    full = rank2_percent_matrix(seed=7)
+    rng = np.random.default_rng(7)
+    noisy = np.clip(full + rng.normal(0, 2, full.shape), 0.5, 99.5)
+    observed, _ = hide(noisy, 0.3)
+    sparse = np.arange(0, 40, 5)  # 8 benchmarks with 5 scores each
+    for j in sparse:
+        keep = rng.choice(60, 5, replace=False)
+        observed[:, j] = np.where(np.isin(np.arange(60), keep), noisy[:, j], np.nan)
+    hidden = np.isnan(observed[:, sparse])
+    err = []
+    for kwargs in ({"sparse_bias": 0.0, "spread_prior": 0.0}, {}):
+        model = BayesianCompleter(n_chains=4, **kwargs).fit(observed, ["percent"] * 40)
+        err.append(np.median(np.abs(model.predict()[:, sparse] - full[:, sparse])[hidden]))
+    assert err[1] < 0.75 * err[0], err  # 1.24 against 2.06 points
 
 
 def test_grouped_fit_with_floors_round_trips_through_json():

@@ -35,19 +35,4 @@ def running_postgres(durable: bool = False) -> Iterator[LocalPostgres]:
 
 def query(server: LocalPostgres, sql: str, params: tuple[Any, ...] = ()) -> list[tuple]:
     """Rows of `sql` on the server's database, over TCP with its credentials."""
-    import psycopg2
-
-    connection = psycopg2.connect(
-        host=server.host,
-        port=server.port,
-        user=server.user,
-        password=server.password,
-        dbname=server.database,
-        connect_timeout=5,
-    )
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params or None)
-            return cursor.fetchall()
-    finally:
-        connection.close()
+    return server.query(sql, params)

@@ -1,4 +1,5 @@
-"""Fixtures of the team-service tests: real PostgreSQL servers (tests.support.postgres_server)."""
+"""Fixtures of the team-service tests: real PostgreSQL servers (tests.support.postgres_server)
+and, for the shared warehouse, a real S3-compatible server (`pipelines.team.s3_local`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from pipelines.team.postgres_local import LocalPostgres
+from pipelines.team.s3_local import LocalS3
 from tests.support.postgres_server import running_postgres
 
 
@@ -21,4 +23,12 @@ def postgres() -> Iterator[LocalPostgres]:
 def own_postgres() -> Iterator[LocalPostgres]:
     """A server of this test's own, free to be stopped and restarted."""
     with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[LocalS3]:
+    """An S3-compatible server with the bucket `team`, one per test file."""
+    with LocalS3() as server:
+        server.create_bucket("team")
         yield server

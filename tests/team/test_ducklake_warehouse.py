@@ -3,184 +3,51 @@ catalog in a real PostgreSQL (tests.support.postgres_server) and its data files 
 S3-compatible server on loopback (moto's server mode, `pipelines.team.s3_local`; AWS itself is
 out of reach here). Two `benchpress refresh --mode replay` processes in two homes (two
 "machines", each with its own Dagster instance) write one lake at the same time while a reader
-checks what it sees; a catalog that is down, a data store that is down and a wrong password
-stop the refresh before it writes; a catalog lost in the middle of a run fails that run and the
-next run completes with the same warehouse as an uninterrupted one; `warehouse rebuild --as-of`
-reads the lake's own snapshot of that moment."""
+checks what it sees; a catalog lost in the middle of a run fails that run and the next run
+completes with the same warehouse as an uninterrupted one; `warehouse rebuild --as-of` reads the
+lake's own snapshot of that moment. (What stops a refresh before it writes, the schema and the
+write lock: tests/team/test_ducklake_settings.py, a file of its own so that `make test` can run
+it beside this one.)"""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import threading
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 import polars as pl
-import psycopg2
 import pytest
 
-from pipelines.team.postgres_local import LocalPostgres, free_port
+from pipelines.team.postgres_local import LocalPostgres
 from pipelines.team.s3_local import LocalS3
 from predictor.paths import snapshot_store_dir
 from predictor.snapshots import list_versions, read_manifest, verify
-from tests.faults.refreshing import TABLE_QUERIES, _digest, benchpress_command, refresh_env
+from tests.team.lake import (
+    CATALOG,
+    TIMEOUT,
+    Lake,
+    benchpress,
+    finish,
+    lake_state,
+    new_lake,
+    refresh,
+)
 from warehouse import ducklake
-from warehouse.db import connect, migrate
+from warehouse.db import connect
 
 pytestmark = pytest.mark.slow
-TIMEOUT = 1500  # two refreshes sharing a loaded 2-core machine
-CATALOG = "the shared warehouse's catalog (PostgreSQL)"
-DATA = "the shared warehouse's data store (S3)"
 SOURCES = 11  # the recorded sources of the replay mode
 GONE = (  # what libpq says of a server that went away
     "Connection refused",
     "server closed the connection unexpectedly",
     "terminating connection due to administrator command",
 )
-
-
-# ------------------------------------------------------------------------------ the servers
-@pytest.fixture(scope="module")
-def s3() -> Iterator[LocalS3]:
-    with LocalS3() as server:
-        server.create_bucket("team")
-        yield server
-
-
-@dataclass
-class Lake:
-    """One lake: a catalog database on a server and a data prefix in the bucket."""
-
-    server: LocalPostgres
-    s3: LocalS3
-    database: str
-    prefix: str = field(default_factory=lambda: f"lake-{uuid.uuid4().hex[:8]}")
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {
-            **self.s3.env(),
-            "BENCHPRESS_WAREHOUSE": "ducklake",
-            "BENCHPRESS_DUCKLAKE_CATALOG": (
-                f"postgresql://{self.server.user}@{self.server.host}:{self.server.port}/"
-                f"{self.database}"
-            ),
-            "BENCHPRESS_DUCKLAKE_PASSWORD": self.server.password,
-            "BENCHPRESS_DUCKLAKE_DATA": f"s3://team/{self.prefix}",
-            **extra,
-        }
-
-    @property
-    def where(self) -> str:
-        return f"{self.server.host}:{self.server.port}/{self.database}"
-
-    def reader(self) -> duckdb.DuckDBPyConnection:
-        return ducklake.LakeConnection(ducklake.lake_settings(self.env()), read_only=True).open()
-
-    def catalog_tables(self) -> list[str]:
-        return [
-            row[0]
-            for row in self.query(
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
-            )
-        ]
-
-    def query(self, sql: str) -> list[tuple]:
-        connection = psycopg2.connect(
-            host=self.server.host,
-            port=self.server.port,
-            user=self.server.user,
-            password=self.server.password,
-            dbname=self.database,
-        )
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
-                return cursor.fetchall()
-        finally:
-            connection.close()
-
-
-def new_lake(server: LocalPostgres, s3: LocalS3) -> Lake:
-    """A lake with a catalog database of its own on `server`."""
-    database = f"lake_{uuid.uuid4().hex[:8]}"
-    connection = psycopg2.connect(
-        host=server.host,
-        port=server.port,
-        user=server.user,
-        password=server.password,
-        dbname=server.database,
-    )
-    connection.autocommit = True
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(f"CREATE DATABASE {database}")
-    finally:
-        connection.close()
-    return Lake(server, s3, database)
-
-
-def s3_keys(s3: LocalS3, prefix: str) -> list[str]:
-    import boto3
-
-    client = boto3.client(
-        "s3",
-        endpoint_url=s3.endpoint,
-        aws_access_key_id="x",
-        aws_secret_access_key="x",
-        region_name="us-east-1",
-    )
-    listed = client.list_objects_v2(Bucket="team", Prefix=prefix + "/")
-    return [item["Key"] for item in listed.get("Contents", [])]
-
-
-def lake_state(lake: Lake) -> dict[str, tuple[int, str]]:
-    """(rows, digest) of each table the crash tests compare, read in one lake snapshot."""
-    con = lake.reader()
-    try:
-        con.execute("BEGIN TRANSACTION")
-        state = {}
-        for table, sql in TABLE_QUERIES.items():
-            rows = con.execute(sql).fetchall()
-            state[table] = (len(rows), _digest(rows))
-        con.execute("COMMIT")
-        return state
-    finally:
-        con.close()
-
-
-# ------------------------------------------------------------------------------- refreshing
-def refresh(home: Path, env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [*benchpress_command(), "refresh", "--mode", "replay", "--no-progress", *args],
-        env=refresh_env(home, env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
-    out, err = process.communicate(timeout=TIMEOUT)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
-
-
-def benchpress(home: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*benchpress_command(), *args],
-        env=refresh_env(home, env),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 INVARIANTS = {
@@ -370,209 +237,6 @@ def test_the_password_is_never_printed_or_written(two_homes: TwoHomes) -> None:
     assert len(written) > 20
     assert [p for p in written if secret in p.read_bytes()] == []
     assert not any(home.joinpath("warehouse.duckdb").exists() for home in two_homes.homes)
-
-
-# ----------------------------------------------------------------------- faults at start
-def test_catalog_down_at_start_exits_2_and_writes_nothing(
-    tmp_path: Path, postgres: LocalPostgres, s3: LocalS3
-) -> None:
-    lake = Lake(postgres, s3, "lake")
-    port = free_port()
-    env = {**lake.env(), "BENCHPRESS_DUCKLAKE_CATALOG": f"postgresql://u@127.0.0.1:{port}/lake"}
-    done = finish(refresh(tmp_path / "home", env))
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        f"benchpress: error: cannot reach {CATALOG} at 127.0.0.1:{port}/lake "
-        "(BENCHPRESS_DUCKLAKE_CATALOG): Connection refused"
-    ]
-    assert not (tmp_path / "home").exists()
-    assert s3_keys(s3, lake.prefix) == []
-
-
-def test_s3_down_at_start_exits_2_and_writes_nothing(
-    tmp_path: Path, postgres: LocalPostgres, s3: LocalS3
-) -> None:
-    lake = new_lake(postgres, s3)
-    port = free_port()
-    done = finish(refresh(tmp_path / "home", lake.env(AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}")))
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        f"benchpress: error: cannot reach {DATA} s3://team/{lake.prefix}/ at "
-        f"http://127.0.0.1:{port} (BENCHPRESS_DUCKLAKE_DATA, AWS_ENDPOINT_URL): "
-        "Could not connect to server"
-    ]
-    assert not (tmp_path / "home").exists()
-    assert lake.catalog_tables() == []  # no DuckLake catalog was made
-
-
-def test_missing_bucket_and_wrong_password_exit_2(
-    tmp_path: Path, postgres: LocalPostgres, s3: LocalS3
-) -> None:
-    lake = new_lake(postgres, s3)
-    done = finish(refresh(tmp_path / "a", lake.env(BENCHPRESS_DUCKLAKE_DATA="s3://nobucket/x")))
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        f"benchpress: error: {DATA} at {s3.endpoint} has no bucket 'nobucket' "
-        "(BENCHPRESS_DUCKLAKE_DATA)"
-    ]
-    wrong = "not-the-password-4711"
-    done = finish(refresh(tmp_path / "b", lake.env(BENCHPRESS_DUCKLAKE_PASSWORD=wrong)))
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [
-        f"benchpress: error: {CATALOG} at {lake.where} refused user 'benchpress': "
-        'password authentication failed for user "benchpress" '
-        "(check BENCHPRESS_DUCKLAKE_CATALOG and BENCHPRESS_DUCKLAKE_PASSWORD)"
-    ]
-    assert wrong not in done.stdout + done.stderr
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
-    assert lake.catalog_tables() == []
-
-
-@pytest.mark.parametrize(
-    ("env", "message"),
-    [
-        (
-            {"BENCHPRESS_WAREHOUSE": "lake"},
-            "BENCHPRESS_WAREHOUSE='lake' is not a warehouse backend; choose duckdb or ducklake "
-            "(default duckdb)",
-        ),
-        (
-            {"BENCHPRESS_WAREHOUSE": "ducklake"},
-            "BENCHPRESS_WAREHOUSE=ducklake keeps the warehouse in a DuckLake lakehouse configured "
-            "from the environment; not set: BENCHPRESS_DUCKLAKE_CATALOG (postgresql://USER@HOST:"
-            "PORT/DATABASE of its catalog), BENCHPRESS_DUCKLAKE_DATA (s3://BUCKET/PREFIX of its "
-            "data files)",
-        ),
-        (
-            {
-                "BENCHPRESS_WAREHOUSE": "ducklake",
-                "BENCHPRESS_DUCKLAKE_CATALOG": "postgresql://u:hunter2@db:5432/lake",
-                "BENCHPRESS_DUCKLAKE_DATA": "s3://b/p",
-            },
-            "BENCHPRESS_DUCKLAKE_CATALOG holds a password: put it in "
-            "BENCHPRESS_DUCKLAKE_PASSWORD instead (the catalog address is shown in messages, "
-            "the password never)",
-        ),
-        (
-            {
-                "BENCHPRESS_WAREHOUSE": "ducklake",
-                "BENCHPRESS_DUCKLAKE_CATALOG": "db:5432/lake",
-                "BENCHPRESS_DUCKLAKE_DATA": "s3://b/p",
-            },
-            "BENCHPRESS_DUCKLAKE_CATALOG must look like postgresql://USER@HOST:PORT/DATABASE; "
-            "it does not start with postgresql://",
-        ),
-        (
-            {
-                "BENCHPRESS_WAREHOUSE": "ducklake",
-                "BENCHPRESS_DUCKLAKE_CATALOG": "postgresql://u@db/lake",
-                "BENCHPRESS_DUCKLAKE_DATA": "/srv/lake",
-            },
-            "BENCHPRESS_DUCKLAKE_DATA must be s3://BUCKET/PREFIX, got '/srv/lake'",
-        ),
-        (
-            {
-                "BENCHPRESS_WAREHOUSE": "ducklake",
-                "BENCHPRESS_DUCKLAKE_CATALOG": "postgresql://u@db/lake",
-                "BENCHPRESS_DUCKLAKE_DATA": "s3://b/p",
-                "AWS_ACCESS_KEY_ID": "",
-            },
-            "BENCHPRESS_WAREHOUSE=ducklake writes its data files to S3 with the credentials of "
-            "the standard AWS variables; not set: AWS_ACCESS_KEY_ID",
-        ),
-    ],
-)
-def test_bad_settings_name_the_variable_and_exit_2(
-    tmp_path: Path, env: dict[str, str], message: str
-) -> None:
-    full = {"AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s", **env}
-    done = benchpress(tmp_path / "home", full, "refresh", "--mode", "replay")
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"benchpress: error: {message}"]
-    assert "hunter2" not in done.stderr
-    assert not (tmp_path / "home").exists()
-
-
-# ------------------------------------------------------------------------ schema and locks
-def test_migrations_give_the_lake_the_local_schema_without_keys(
-    tmp_path: Path, postgres: LocalPostgres, s3: LocalS3, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    lake = new_lake(postgres, s3)
-    columns = (
-        "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns"
-        " WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
-    )
-    local = duckdb.connect(str(tmp_path / "w.duckdb"))
-    try:
-        migrate(local)
-        local_columns = local.execute(columns).fetchall()
-        local_keys = local.execute(
-            "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'"
-            " ORDER BY 1"
-        ).fetchall()
-    finally:
-        local.close()
-    for name, value in lake.env().items():
-        monkeypatch.setenv(name, value)
-    with connect() as con:
-        lake_columns = con.execute(columns.replace("'main'", "'main' AND table_catalog = 'lake'"))
-        lake_columns = lake_columns.fetchall()
-        applied = con.execute("SELECT name FROM schema_migrations ORDER BY version").fetchall()
-    assert lake_columns == local_columns  # same tables, columns, types and NOT NULLs
-    assert [row[0] for row in applied] == [
-        "001_initial.sql",
-        "002_identity.sql",
-        "003_drift.sql",
-        "004_publish_gate.sql",
-    ]
-    # the local file keeps its keys (the lake has none: DuckLake cannot enforce them)
-    assert [row[0] for row in local_keys] == [
-        "check_results",
-        "fetch_log",
-        "matrix_cells",
-        "parses",
-        "publish_log",
-        "raw_payloads",
-        "schema_migrations",
-        "staged_snapshots",
-        "staging_runs",
-    ]
-    sequences = lake.query("SELECT sequencename FROM pg_sequences ORDER BY 1")
-    assert sequences == [
-        ("benchpress_fetch_ids",),
-        ("benchpress_parse_ids",),
-        ("benchpress_payload_ids",),
-    ]
-
-
-def test_lake_ddl_refuses_what_it_cannot_translate() -> None:
-    with pytest.raises(ValueError, match="a migration uses 'UNIQUE', which DuckLake cannot run"):
-        ducklake.lake_ddl("CREATE TABLE t (a VARCHAR UNIQUE);")
-
-
-def test_a_second_writer_waits_for_the_first_then_names_it(
-    postgres: LocalPostgres, s3: LocalS3, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    lake = new_lake(postgres, s3)
-    for name, value in lake.env().items():
-        monkeypatch.setenv(name, value)
-    with connect() as first:
-        first.execute("SELECT 1")
-        monkeypatch.setenv("BENCHPRESS_DUCKDB_LOCK_WAIT", "0.5")
-        started = time.monotonic()
-        with pytest.raises(ducklake.WarehouseBusyError) as busy, connect():
-            pass
-        assert time.monotonic() - started >= 0.5
-        message = str(busy.value)
-        assert message.startswith(
-            f"the shared warehouse at {lake.where} is being written by benchpress warehouse "
-            f"writer pid {os.getpid()} on "
-        )
-        assert message.endswith("; waited 0.5s (BENCHPRESS_DUCKDB_LOCK_WAIT)")
-        with connect(read_only=True) as reading:  # readers never wait for the writer
-            assert reading.execute("SELECT count(*) FROM raw_payloads").fetchone() == (0,)
-    with connect() as second:  # the lock went with the first connection
-        second.execute("SELECT 1")
 
 
 # ---------------------------------------------------------------------- lost mid-run, rebuild

@@ -20,30 +20,16 @@ import pytest
 
 from pipelines.definitions import defs
 from pipelines.team.postgres_local import LocalPostgres, free_port
-from tests.faults.refreshing import benchpress_command, duckdb_intact, end_state, refresh_env
+from tests.faults.refreshing import duckdb_intact, end_state, refresh_env
 from tests.pipeline.test_dagster_ui import graphql
 from tests.support.postgres_server import query
+from tests.team.lake import finish, refresh
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 900  # a whole refresh on a loaded 2-core machine
 SERVICE = "the Dagster instance's PostgreSQL"
 WANTED_DAEMONS = {"SCHEDULER", "QUEUED_RUN_COORDINATOR", "MONITORING"}
-
-
-def refresh(home: Path, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [*benchpress_command(), "refresh", "--mode", "replay", "--no-progress"],
-        env=refresh_env(home, env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def finish(process: subprocess.Popen) -> subprocess.CompletedProcess:
-    out, err = process.communicate(timeout=TIMEOUT)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def runs(server: LocalPostgres) -> list[tuple[str, str]]:
