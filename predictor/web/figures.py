@@ -183,7 +183,7 @@ def suspicious(bench: BenchPress) -> list[dict[str, Any]]:
             "benchmark": r["benchmark_id"],
             "observed": number(r["observed"], DIGITS),
             "predicted": number(r["predicted"], DIGITS),
-            "z": number(r["z"], 2),
+            "z": number(r["z"], DIGITS),  # two would round twice on the page (-36.55 shown -36.5)
             "reason": r["reason"],
         }
         for r in flagged.iter_rows(named=True)
