@@ -32,7 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.cli_evaluate import add_arguments, format_peers, run  # noqa: E402
+from predictor.cli.evaluate import add_arguments, format_peers, run  # noqa: E402
 from predictor.evaluation import format_table  # noqa: E402
 
 

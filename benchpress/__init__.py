@@ -9,55 +9,51 @@ The import name the BenchPress article uses; a thin re-export of the `predictor`
 
 `python -m benchpress.app` serves the web page (as `benchpress app`); `python -m benchpress`
 is the `benchpress` command.
+
+Each name is imported when first used, as in `predictor`: `python -m benchpress --help`
+loads no numpy or Polars.
 """
 
-from predictor import (
-    AmbiguousNameError,
-    BayesianCompleter,
-    Completion,
-    FractionScoresWarning,
-    LowRankCompleter,
-    MatrixView,
-    NewBenchmarkPrediction,
-    Prediction,
-    ProbeScoreError,
-    SnapshotError,
-    UnknownNameError,
-    complete_matrix,
-    predictions_frame,
-    select_probes,
-)
-from predictor.api import BenchPress
-from predictor.missing_probes import (
-    MissingBenchmarksWarning,
-    MissingProbesError,
-    MissingProbesWarning,
-)
-from predictor.pretrained import pretrained_names
-from predictor.probe_sets import ProbeBenchmarks, ProbeSet
-from predictor.results import ResultsError
+from __future__ import annotations
 
-__all__ = [
-    "AmbiguousNameError",
-    "BayesianCompleter",
-    "BenchPress",
-    "Completion",
-    "FractionScoresWarning",
-    "LowRankCompleter",
-    "MatrixView",
-    "MissingBenchmarksWarning",
-    "MissingProbesError",
-    "MissingProbesWarning",
-    "NewBenchmarkPrediction",
-    "Prediction",
-    "ProbeBenchmarks",
-    "ProbeScoreError",
-    "ProbeSet",
-    "ResultsError",
-    "SnapshotError",
-    "UnknownNameError",
-    "complete_matrix",
-    "predictions_frame",
-    "pretrained_names",
-    "select_probes",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {  # name -> the module it is imported from, on first use
+    "AmbiguousNameError": "predictor",
+    "BayesianCompleter": "predictor",
+    "BenchPress": "predictor.api",
+    "Completion": "predictor",
+    "FractionScoresWarning": "predictor",
+    "LowRankCompleter": "predictor",
+    "MatrixView": "predictor",
+    "MissingBenchmarksWarning": "predictor.missing_probes",
+    "MissingProbesError": "predictor.missing_probes",
+    "MissingProbesWarning": "predictor.missing_probes",
+    "NewBenchmarkPrediction": "predictor",
+    "Prediction": "predictor",
+    "ProbeBenchmarks": "predictor.probe_sets",
+    "ProbeScoreError": "predictor",
+    "ProbeSet": "predictor.probe_sets",
+    "ResultsError": "predictor.results",
+    "SnapshotError": "predictor",
+    "UnknownNameError": "predictor",
+    "complete_matrix": "predictor",
+    "predictions_frame": "predictor",
+    "pretrained_names": "predictor.pretrained",
+    "select_probes": "predictor",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

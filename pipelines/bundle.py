@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pipelines.run import run_refresh
 from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
-from predictor.snapshots import DIGEST_FILE, list_versions, verify_snapshot
+from predictor.snapshot_layout import DIGEST_FILE
+from predictor.snapshots import list_versions, verify_snapshot
 
 
 def build_from_replay(home: Path) -> Path:

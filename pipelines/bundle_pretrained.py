@@ -34,7 +34,8 @@ from pipelines.stages.fit import FitParams, fit_matrix
 from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
 from predictor.pretrained import PRETRAINED, pretrained_root
-from predictor.snapshots import FORMAT_VERSION, MANIFEST, content_hash, verify
+from predictor.snapshot_layout import MANIFEST, draft_manifest
+from predictor.snapshots import content_hash, verify
 from warehouse.snapshots import write_tables
 
 BENCHPRESS_V1 = "microsoft/benchpress-v1"
@@ -83,11 +84,8 @@ def build_benchpress_v1(out_dir: Path, replay_root: Path = DEFAULT_REPLAY_ROOT) 
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
     out_dir.mkdir(parents=True)
     hashes = write_tables(tables, out_dir)
-    manifest = {
-        "format_version": FORMAT_VERSION,
+    facts = {
         "version": BENCHPRESS_V1,
-        "content_hash": content_hash(hashes),
-        "files": hashes,
         "parent": None,
         "description": PRETRAINED[BENCHPRESS_V1].description,
         "built_by": "pipelines.bundle_pretrained.build_benchpress_v1",
@@ -108,6 +106,7 @@ def build_benchpress_v1(out_dir: Path, replay_root: Path = DEFAULT_REPLAY_ROOT) 
         "fit_params": vars(params),
         "quality": fit.figures,
     }
+    manifest = draft_manifest(hashes, content_hash(hashes), facts)  # no clock time
     text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     (out_dir / MANIFEST).write_text(text, "utf-8")
     return verify(out_dir)

@@ -17,14 +17,13 @@ import polars as pl
 
 from pipelines.assets.fit import factorization, staged_for_run
 from pipelines.assets.matrix import normalized_scores, score_matrix
-from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.identity.checks import (
     FRONTIER_SOURCES,
     max_unresolved_share,
     unresolved_share_problems,
 )
 from pipelines.identity.registry import load_registry
-from pipelines.resources import PublishGateResource, WarehouseResource
+from pipelines.resources import DUCKDB_POOL, PublishGateResource, WarehouseResource
 from pipelines.settings import (
     CheckThresholds,
     check_thresholds,

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 LOCK_NAME = "refresh.lock"
 LEASE_NAME = "refresh.run"  # the run holding the refresh: run id, pid, host, start time
+LEASE_TAG = "benchpress/lease"  # the refresh lease a run holds when it is not its run id
 POLL_SECONDS = 0.2
 EXIT_LOCKED = 3  # `benchpress refresh` exit code when another refresh holds the lock
 
@@ -149,6 +150,12 @@ def _holder_with_retry(path: Path, attempts: int = 5) -> LockHolder:
 
 
 # ----------------------------------------------------------------------- the run's lease
+def lease_of(run: dg.DagsterRun) -> str:
+    """The refresh lease `run` holds: the lease of the `benchpress refresh` that started it
+    (`LEASE_TAG`), else its own run id (a run launched from the UI or the schedule)."""
+    return run.tags.get(LEASE_TAG) or run.run_id
+
+
 def read_lease(home: Path) -> LockHolder | None:
     """The run that holds (or last held) the refresh of `home`, None when nobody does."""
     try:
@@ -191,7 +198,7 @@ def run_process_pid(instance: dg.DagsterInstance | None, run_id: str) -> int:
     """The process executing run `run_id`: the one that logged its RUN_START (a step of a
     multiprocess run runs in a child of it), else this process."""
     if instance is not None:
-        import dagster as dg
+        import dagster as dg  # deferred: ~1 s to import; the lock and lease need it only here
 
         with contextlib.suppress(Exception):  # an instance without the run: this process
             records = instance.get_records_for_run(
@@ -311,7 +318,7 @@ def recover_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
     with another machine's name (`HOST_TAG`, a team instance shared by several machines) is
     never taken for abandoned here: its process id means nothing on this machine.
     """
-    import dagster as dg
+    import dagster as dg  # deferred: ~1 s to import; the lock and lease need it only here
 
     unfinished = instance.get_runs(
         filters=dg.RunsFilter(

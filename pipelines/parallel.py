@@ -6,7 +6,8 @@ loaded already (a fresh interpreter would spend about 3 s importing it per step)
 warehouse only for short transactions (`pipelines.assets.sources`), so up to N of them work
 side by side. Then the matrix, fit, check and publish steps in this process, one after the
 other as in a serial refresh: they depend on each other, and a process each would only add
-its start-up time.
+its start-up time. The job the step processes rebuild is `pipelines.run.parallel_refresh_job`,
+where the refresh's runs are built; the lease the runs are tagged with is `pipelines.locking`'s.
 
 Everything a step needs from this refresh travels in the run's config (home, fetch transport,
 accepted drift), and the fork server is restarted when the environment changed since it
@@ -15,17 +16,22 @@ started, so a step never works with settings of an earlier refresh of the same p
 
 from __future__ import annotations
 
-import functools
 import multiprocessing.forkserver
 import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
-LEASE_TAG = "benchpress/lease"  # the refresh lease a run holds when it is not its run id
+from pipelines.assets.sources import payloads_key, scores_key
+from pipelines.locking import LEASE_TAG
+from pipelines.sources import SOURCES
+
+if TYPE_CHECKING:
+    from dagster._core.definitions.reconstruct import ReconstructableJob
+
 PRELOAD = ["pipelines.definitions"]
 POLL_SECONDS = 0.25
 
@@ -47,36 +53,6 @@ def refresh_executor(workers: int) -> dg.ExecutorDefinition:
     if workers <= 1:
         return dg.in_process_executor
     return dg.multiprocess_executor.configured(multiprocess_config(workers))
-
-
-def lease_of(run: dg.DagsterRun) -> str:
-    """The refresh lease `run` holds: the lease of the `benchpress refresh` that started it,
-    else its own run id (a run launched from the UI or the schedule)."""
-    return run.tags.get(LEASE_TAG) or run.run_id
-
-
-def parallel_refresh_job() -> dg.JobDefinition:
-    """The refresh job on the multiprocess executor (its workers set in the run config), as
-    `benchpress refresh --workers N` runs it with its plain console log; each step process
-    rebuilds it from this module-level function (`dg.reconstructable`)."""
-    return _parallel_refresh_job()
-
-
-@functools.cache
-def _parallel_refresh_job() -> dg.JobDefinition:
-    from pipelines.definitions import defs
-    from pipelines.run import plain_console_logger
-
-    job = dg.define_asset_job(
-        "refresh", selection=dg.AssetSelection.all(), executor_def=dg.multiprocess_executor
-    )
-    parallel = dg.Definitions(
-        assets=defs.assets,
-        asset_checks=defs.asset_checks,
-        jobs=[job],
-        resources=defs.resources,
-    )
-    return parallel.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
 
 
 def resource_config(resources: dict[str, dg.ConfigurableResource]) -> dict[str, Any]:
@@ -164,9 +140,6 @@ def watching_steps(instance: dg.DagsterInstance, lease: str, on_step: StepEvent)
 
 def source_asset_keys() -> list[dg.AssetKey]:
     """The keys of every source's payloads and source scores (what runs in parallel)."""
-    from pipelines.assets.sources import payloads_key, scores_key
-    from pipelines.sources import SOURCES
-
     return [key for s in SOURCES.values() for key in (payloads_key(s), scores_key(s))]
 
 
@@ -189,6 +162,7 @@ def logging_at(instance: dg.DagsterInstance, level: str) -> Iterator[dg.DagsterI
 
 
 def ingest_in_parallel(
+    job: ReconstructableJob,
     instance: dg.DagsterInstance,
     lease: str,
     workers: int,
@@ -197,12 +171,12 @@ def ingest_in_parallel(
     log_level: str = "CRITICAL",
     tags: dict[str, str] | None = None,
 ) -> dg.JobExecutionResult:
-    """Run the sources' steps of the refresh job in up to `workers` processes, tagged with
-    `lease` (the refresh lease its steps hold) and `tags`; return the result once the run has
-    ended. `log_level`: Dagster's console log of the run and its step processes."""
+    """Run the sources' steps of `job` (the refresh job on the multiprocess executor, as each
+    step process rebuilds it) in up to `workers` processes, tagged with `lease` (the refresh
+    lease its steps hold) and `tags`; return the result once the run has ended. `log_level`:
+    Dagster's console log of the run and its step processes."""
     _fresh_fork_server()
     config = {**run_config, "execution": {"config": multiprocess_config(workers)}}
-    job = dg.reconstructable(parallel_refresh_job)
     tags = {**(tags or {}), LEASE_TAG: lease}
     keys = source_asset_keys()
     with logging_at(instance, log_level) as quiet:

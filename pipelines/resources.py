@@ -1,4 +1,5 @@
-"""Dagster resources: the DuckDB warehouse, the fetch transport and the snapshot store.
+"""Dagster resources: the DuckDB warehouse, the fetch transport and the snapshot store, and the
+`duckdb` pool that keeps the steps writing the warehouse one at a time.
 
 Configured from environment variables (BENCHPRESS_HOME, BENCHPRESS_FETCH_MODE,
 BENCHPRESS_HTTP_MIRROR, BENCHPRESS_REPLAY_ROOT) through `dg.EnvVar` where they are set.
@@ -19,8 +20,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.fetch.transports import Fetcher
-from pipelines.locking import RefreshLocked, hold_run_lease
-from pipelines.parallel import lease_of
+from pipelines.locking import RefreshLocked, hold_run_lease, lease_of
 from pipelines.settings import (
     check_thresholds,
     fetch_deadlines,
@@ -33,6 +33,8 @@ from pipelines.team.instance import check_instance
 from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
 from warehouse.db import connect
 from warehouse.ducklake import check_warehouse
+
+DUCKDB_POOL = "duckdb"  # one writer at a time: dagster.yaml sets the pool limit to 1
 
 
 class WarehouseResource(dg.ConfigurableResource):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import logging
 import os
@@ -22,21 +23,23 @@ import dagster as dg
 
 from pipelines.locking import (
     HOST_TAG,
+    LEASE_TAG,
     claim_run_lease,
     recover_abandoned_runs,
     refresh_lock,
     release_run_lease,
 )
 from pipelines.parallel import (
-    LEASE_TAG,
     ingest_in_parallel,
     matrix_asset_keys,
     resource_config,
     tell_step,
 )
+from pipelines.resources import check_settings, default_resources
 from pipelines.settings import refresh_workers
-from pipelines.team.instance import settings_file, storage_loss_reported
+from pipelines.team.instance import InstanceLost, settings_file, storage_loss_reported
 from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir
+from predictor.snapshots import SnapshotError, list_versions, verify, version_key
 from predictor.text_safety import StreamWrapper
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
@@ -180,6 +183,37 @@ def execute_with_progress(
     return job.execute_in_process(instance=instance, run_id=run_id, **kwargs)
 
 
+def _refresh_job_def() -> dg.JobDefinition:
+    """The code location's refresh job (`pipelines.definitions`), with the plain console log."""
+    # deferred: the code location (every asset) takes ~2 s to load; `benchpress ui` needs none
+    from pipelines.definitions import defs
+
+    return defs.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
+
+
+def parallel_refresh_job() -> dg.JobDefinition:
+    """The refresh job on the multiprocess executor (its workers set in the run config), as
+    `benchpress refresh --workers N` runs it with its plain console log; each step process
+    rebuilds it from this module-level function (`dg.reconstructable`)."""
+    return _parallel_refresh_job()
+
+
+@functools.cache
+def _parallel_refresh_job() -> dg.JobDefinition:
+    from pipelines.definitions import defs  # deferred: ~2 s; `benchpress ui` loads none of it
+
+    job = dg.define_asset_job(
+        "refresh", selection=dg.AssetSelection.all(), executor_def=dg.multiprocess_executor
+    )
+    parallel = dg.Definitions(
+        assets=defs.assets,
+        asset_checks=defs.asset_checks,
+        jobs=[job],
+        resources=defs.resources,
+    )
+    return parallel.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
+
+
 def _execute(
     job: dg.JobDefinition,
     instance: dg.DagsterInstance,
@@ -209,7 +243,16 @@ def _execute(
         )
         return [serial]
     run_config = {"loggers": loggers, "resources": resource_config(resources)}
-    ingest = ingest_in_parallel(instance, lease, workers, run_config, count, log_level, tags)
+    ingest = ingest_in_parallel(
+        dg.reconstructable(parallel_refresh_job),
+        instance,
+        lease,
+        workers,
+        run_config,
+        count,
+        log_level,
+        tags,
+    )
     if not ingest.success:
         return [ingest]
     rest = execute_with_progress(
@@ -243,13 +286,10 @@ def run_refresh(
     (default BENCHPRESS_REFRESH_WORKERS, else 1): with N > 1 the steps run in up to N
     processes (`pipelines.parallel`), the sources side by side. A setting that cannot work
     (see `resources.check_settings`) raises ValueError before the run."""
-    from pipelines.definitions import defs
-    from pipelines.resources import check_settings, default_resources
-
     check_settings(mode, accept_drift)  # ValueError naming the setting, before any run starts
     workers = refresh_workers(workers)
     home = (home or benchpress_home()).resolve()
-    job = defs.resolve_job_def("refresh").with_logger_defs({"console": plain_console_logger})
+    job = _refresh_job_def()
     started = time.monotonic()
     run_id = str(uuid.uuid4())
     with (
@@ -393,8 +433,6 @@ def _where_it_filled(exc: BaseException, home: Path) -> tuple[str, Path]:
 def published_state(store: Path, before: set[str]) -> str:
     """What the store holds now compared with `before`: the version this run published and
     whether it verifies, or that none was published (and which one stays latest)."""
-    from predictor.snapshots import SnapshotError, list_versions, verify, version_key
-
     versions = list_versions(store) if store.is_dir() else []
     new = sorted(set(versions) - before, key=version_key)
     if not new:
@@ -438,9 +476,6 @@ def disk_full_reported(home: Path, quiet: bool = True) -> Iterator[None]:
     is free, whether this run published a snapshot and whether it verifies, what to do.
     `quiet` (not with --verbose): Dagster's own messages about its failing writes are
     dropped too when the disk was full."""
-    from pipelines.team.instance import InstanceLost
-    from predictor.snapshots import list_versions
-
     store = snapshot_store_dir(home)
     before = set(list_versions(store)) if store.is_dir() else set()
     stderr = sys.stderr

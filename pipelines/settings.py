@@ -1,4 +1,8 @@
-"""Pipeline thresholds, in one place so checks and docs agree (overridable by environment)."""
+"""Pipeline thresholds, in one place so checks and docs agree (overridable by environment).
+
+The settings read the environment into the types of the modules they configure (the fit's
+`FitParams`, the guards' `GuardThresholds`, the fetch budget's `FetchDeadlines`); those modules
+never import this one, so every step can read its settings without an import circle."""
 
 from __future__ import annotations
 
@@ -6,18 +10,13 @@ import os
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pipelines.fetch.budget import RUN_DEADLINE_ENV, SOURCE_DEADLINE_ENV, FetchDeadlines
+from pipelines.fetch.transports import seconds_setting
 from pipelines.stages.fit import FitParams
-from pipelines.stages.quality import GuardThresholds
+from pipelines.stages.quality import DRIFT_CHECKS, GuardThresholds
 
 T = TypeVar("T", int, float)
 D = TypeVar("D", bound=Any)
-
-DRIFT_CHECKS = (
-    "loading_subspace_stable",
-    "holdout_error_stable",
-    "cells_not_lost",
-    "predictions_stable",
-)
 
 
 def _number(name: str, default: T) -> T:
@@ -58,37 +57,9 @@ class CheckThresholds:
     max_prediction_shift: float = 5.0  # median points, reference probe sets
 
 
-SOURCE_DEADLINE_ENV = "BENCHPRESS_SOURCE_DEADLINE"
-RUN_DEADLINE_ENV = "BENCHPRESS_RUN_DEADLINE"
-
-
-@dataclass(frozen=True)
-class FetchDeadlines:
-    """Time budgets above the per-URL one (BENCHPRESS_FETCH_DEADLINE, 120 s): a mirror that
-    answers each of a source's hundreds of files just in time must not hold the refresh (and
-    its lock) for hours. A source that spends one fails stale; the run goes on."""
-
-    source: float = 600.0  # one source's fetch, every URL and retry included
-    run: float = 1800.0  # every source's fetch in one refresh run, from the run's start
-
-
-def seconds_setting(name: str, default: float) -> float:
-    """The environment variable `name` as a positive, finite number of seconds (unset or
-    empty: `default`); anything else is a ValueError naming the variable."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not 0 < value < float("inf"):  # NaN fails this too
-        raise ValueError(f"{name} must be a positive number of seconds, got {raw!r}")
-    return value
-
-
 def fetch_deadlines() -> FetchDeadlines:
-    """BENCHPRESS_SOURCE_DEADLINE and BENCHPRESS_RUN_DEADLINE (seconds; defaults above)."""
+    """BENCHPRESS_SOURCE_DEADLINE and BENCHPRESS_RUN_DEADLINE (seconds; defaults in
+    `pipelines.fetch.budget.FetchDeadlines`)."""
     return FetchDeadlines(
         source=seconds_setting(SOURCE_DEADLINE_ENV, FetchDeadlines.source),
         run=seconds_setting(RUN_DEADLINE_ENV, FetchDeadlines.run),

@@ -2,37 +2,49 @@
 
 Depends on numpy, Polars and pyarrow only (never Dagster or DuckDB), so it installs and
 imports on its own.
+
+Each name below is imported when first used (`from predictor import BenchPress` loads
+`predictor.api` then), so `import predictor.cli`, every `benchpress` start, loads no numpy or
+Polars before a command needs them.
 """
 
-from predictor.api import (
-    BenchPress,
-    FractionScoresWarning,
-    MatrixView,
-    Prediction,
-    ProbeScoreError,
-    predictions_frame,
-)
-from predictor.completion import Completion, LowRankCompleter, complete_matrix
-from predictor.methods.bayesian import BayesianCompleter
-from predictor.new_benchmark import NewBenchmarkPrediction
-from predictor.resolve import AmbiguousNameError, UnknownNameError
-from predictor.snapshots import SnapshotError
-from predictor.trust.probes import select_probes
+from __future__ import annotations
 
-__all__ = [
-    "AmbiguousNameError",
-    "BayesianCompleter",
-    "BenchPress",
-    "Completion",
-    "FractionScoresWarning",
-    "LowRankCompleter",
-    "MatrixView",
-    "NewBenchmarkPrediction",
-    "Prediction",
-    "ProbeScoreError",
-    "SnapshotError",
-    "UnknownNameError",
-    "complete_matrix",
-    "predictions_frame",
-    "select_probes",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {  # name -> the module it is imported from, on first use
+    "AmbiguousNameError": "predictor.resolve",
+    "BayesianCompleter": "predictor.methods.bayesian",
+    "BenchPress": "predictor.api",
+    "Completer": "predictor.methods.base",
+    "Completion": "predictor.completion",
+    "FractionScoresWarning": "predictor.values",
+    "LowRankCompleter": "predictor.methods.als",
+    "MatrixView": "predictor.values",
+    "NewBenchmarkPrediction": "predictor.new_benchmark",
+    "NotSupportedError": "predictor.methods.base",
+    "Prediction": "predictor.values",
+    "Predictions": "predictor.values",
+    "ProbeScoreError": "predictor.values",
+    "SideUsed": "predictor.values",
+    "SnapshotError": "predictor.snapshots",
+    "UnknownNameError": "predictor.resolve",
+    "complete_matrix": "predictor.completion",
+    "predictions_frame": "predictor.values",
+    "select_probes": "predictor.trust.probes",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

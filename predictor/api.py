@@ -11,17 +11,30 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 import polars as pl
 
+from predictor.families import model_family
 from predictor.fitted_state import restore_state
+from predictor.methods.base import NotSupportedError
+from predictor.methods.common import check_level
+from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
+from predictor.own_matrix import MIN_PER_BENCHMARK, MIN_PER_MODEL, fit_own_snapshot
+from predictor.pretrained import resolve_pretrained
 from predictor.resolve import NameResolver, display_names
+from predictor.results import parse_overrides
+from predictor.results import probe_scores as scores_in
+from predictor.results import read_results as read_files
 from predictor.results.errors import ResultsError
+from predictor.results.inputs import summarise
+from predictor.results.snapshot import on_snapshot
+from predictor.side_information import checked_release_date
+from predictor.snapshot_layout import SCORES_COLUMNS
 from predictor.snapshots import (
     Snapshot,
     default_stores,
@@ -30,9 +43,50 @@ from predictor.snapshots import (
     resolve_version,
 )
 from predictor.stores import open_store
+from predictor.trust.missing_probes import split_probes
+from predictor.trust.next_benchmark import what_to_run_next
+from predictor.trust.probes import select_probes_for
+from predictor.trust.profiles import resolve_targets
+from predictor.trust.rankings import compare_models, compare_with_known_models
+from predictor.trust.suspicious import suspicious_scores
+from predictor.values import (
+    FractionScoresWarning,
+    MatrixView,
+    Prediction,
+    Predictions,
+    ProbeScoreError,
+    SideUsed,
+    predictions_frame,
+)
 
-if TYPE_CHECKING:
-    from predictor.new_benchmark import NewBenchmarkPrediction
+__all__ = [
+    "BenchPress",
+    "FractionScoresWarning",
+    "MatrixView",
+    "Prediction",
+    "Predictions",
+    "ProbeScoreError",
+    "SideUsed",
+    "predictions_frame",
+]
+
+
+def _iso_day(value: str | date | datetime) -> str:
+    """A given release date as an ISO day (a bare year or month stays as written)."""
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value).strip()[:10]
+
+
+def _year_to_day(year: float) -> str:
+    """A fractional year (`predictor.side_information.fractional_year`) back to its day."""
+    whole = int(math.floor(year))
+    month = min(12, int(math.floor((year - whole) * 12.0)) + 1)
+    day = int(round((year - whole - (month - 1) / 12.0) * 365.0)) + 1
+    return f"{whole:04d}-{month:02d}-{max(1, min(day, 31)):02d}"
+
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
 _UNBOUNDED_LIMIT = 1e7
@@ -65,60 +119,15 @@ def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
     return ranges
 
 
+_CATALOGUE: dict[str, BenchPress] = {}  # `BenchPress.catalogue`, one snapshot at a time
+
 TRUST_WIDTH = 5.0  # points: the trust figure is P(|error| <= TRUST_WIDTH)
-
-
-class ProbeScoreError(ValueError):
-    """A probe score the caller gave cannot be used (out of range, not finite, given twice, a
-    benchmark outside the fit): the caller's input, so the CLI exits 2 as for any usage error."""
-
-
-class FractionScoresWarning(UserWarning):
-    """Probe scores that look like fractions (0-1) given where percentages are expected."""
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """A predicted score with its central `level` interval; `confidence` is the half-width.
-
-    `p_within_5` is the trust figure: the predictive probability that the true score lies
-    within 5 percentage points of `score`, calibrated on held-out cells like the interval
-    (1.0 for the probes themselves). None on benchmarks not scored in percent (Elo, dollars,
-    1-10 ratings: 5 units mean something else on each) and for a snapshot fitted by the
-    recipe ALS, which has no predictive distribution."""
-
-    benchmark: str
-    score: float
-    low: float
-    high: float
-    level: float
-    observed: bool = False  # True for the probes themselves (returned unchanged)
-    p_within_5: float | None = None
-
-    @property
-    def confidence(self) -> float:
-        return (self.high - self.low) / 2.0
-
-    def as_dict(self) -> dict[str, object]:
-        # the fields are scalars: a plain copy, not asdict's recursive deep copy (which took
-        # most of the time of a /api/predict answer, one call per benchmark)
-        own = {name: getattr(self, name) for name in _PREDICTION_FIELDS}
-        return {**own, "confidence": self.confidence}
-
-
-_PREDICTION_FIELDS = tuple(f.name for f in fields(Prediction))
-
-
-@dataclass(frozen=True)
-class MatrixView:
-    values: np.ndarray
-    models: list[str]
-    benchmarks: list[str]
-    scales: list[str]
 
 
 class BenchPress:
     """A loaded snapshot. Construct with `load` or `from_pretrained`."""
+
+    default_level = 0.9  # `predict`'s interval level when none is given
 
     def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
@@ -145,6 +154,39 @@ class BenchPress:
 
     # ----------------------------------------------------------------- loading
     @classmethod
+    def fit(
+        cls,
+        scores: pl.DataFrame,
+        *,
+        level: float = 0.9,
+        method: str = "bayes",
+        min_per_model: int = MIN_PER_MODEL,
+        min_per_benchmark: int = MIN_PER_BENCHMARK,
+        **method_params: Any,
+    ) -> BenchPress:
+        """A predictor of your own matrix, fitted in memory like a published snapshot.
+
+        `scores`: a long Polars frame with columns `model, benchmark, score` and optionally
+        `scale` ("percent", the default, or "unbounded"), `release_date` and `family` (per
+        model; the family defaults to one read from the name) and `category` (per benchmark;
+        default the registry's for known ids). The default method is fitted with that side
+        information and its new-model intervals calibrated, as the pipeline does; `method`
+        ("bayes" or "als") and `method_params` (e.g. `rank=3`) choose otherwise. Every model
+        needs `min_per_model` scores and every benchmark `min_per_benchmark` (3 each by
+        default); a frame short of them is refused with the counts. `level` is the default
+        interval level of `predict` on the result. `.save(store)` publishes it."""
+        snapshot = fit_own_snapshot(
+            scores,
+            method=method,
+            min_per_model=min_per_model,
+            min_per_benchmark=min_per_benchmark,
+            **method_params,
+        )
+        bp = cls(snapshot)
+        bp.default_level = check_level(level)
+        return bp
+
+    @classmethod
     def load(cls, version: str = "latest", store: str | Path | None = None) -> BenchPress:
         """Load a published version ("latest" = newest) from `store` or the default stores
         (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
@@ -164,12 +206,22 @@ class BenchPress:
         return cls(load_snapshot(directory, directory.name, digest))
 
     @classmethod
+    def catalogue(cls) -> BenchPress:
+        """The newest published snapshot (else the bundled one), kept per version directory:
+        snapshots are immutable, so a kept one never goes stale. Reference models a snapshot
+        lacks are looked up here (`predictor.reference_names`)."""
+        directory = resolve_version("latest", default_stores())
+        key = str(directory)
+        if key not in _CATALOGUE:
+            _CATALOGUE.clear()  # one at a time: a snapshot's fit is a few MB
+            _CATALOGUE[key] = cls(load_snapshot(directory))
+        return _CATALOGUE[key]
+
+    @classmethod
     def from_pretrained(cls, name: str = "latest") -> BenchPress:
         """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.pretrained`), a
         version string, "latest", or the path of a snapshot directory; any of these but
         "latest" pinned by digest with `@sha256:<64 hex>`."""
-        from predictor.pretrained import resolve_pretrained
-
         base, digest = parse_pin(name) if "@sha256:" in name else (name, None)
         if (pretrained := resolve_pretrained(base)) is not None:
             return cls(load_snapshot(pretrained, digest=digest))
@@ -216,25 +268,7 @@ class BenchPress:
     def scores(self) -> pl.DataFrame:
         """Observed cells with provenance: which source, URL and payload said it, and when
         (and, in snapshots that record them, the row, the source's names and the setting)."""
-        wanted = [
-            "model_id",
-            "benchmark_id",
-            "score",
-            "source",
-            "url",
-            "fetched_at",
-            "payload_sha256",
-            "model_key",
-            "n_observations",
-            "row_ref",
-            "model_name",
-            "benchmark_key",
-            "setting",
-            "agent",
-            "raw_value",
-            "raw_unit",
-            "n_sources",
-        ]
+        wanted = list(SCORES_COLUMNS)
         cells = self.snapshot.cells
         return cells.select([c for c in wanted if c in cells.columns])
 
@@ -316,9 +350,6 @@ class BenchPress:
         benchmark names are resolved like any name here. `overrides`: `--map` items
         (`["my_task=gpqa_diamond"]`) or their parsed mapping. A file that cannot be used
         raises `ResultsError` naming it, the field and what to do."""
-        from predictor.results import parse_overrides
-        from predictor.results import read_results as read_files
-
         if overrides is not None and not isinstance(overrides, Mapping):
             overrides = parse_overrides(overrides)
         return self.on_snapshot(read_files(paths, overrides))
@@ -326,8 +357,6 @@ class BenchPress:
     def on_snapshot(self, frame: pl.DataFrame) -> pl.DataFrame:
         """A results frame (from `predictor.results.read_results`) on this snapshot's ids:
         names resolved, `not_fitted` rows marked, every usable score in its range."""
-        from predictor.results.snapshot import on_snapshot
-
         return on_snapshot(
             frame, self.resolve_benchmark, self._column, self._fit_ranges, self.version
         )
@@ -341,21 +370,13 @@ class BenchPress:
             if self._scale[b] == "percent" or b in self._range
         }
 
-    def _scores_of(self, probe_scores: ProbeInput, model: str | None) -> Mapping[str, float]:
-        """{benchmark: score} of a mapping as is, of one model of a results frame or files."""
-        return self._scores_and_units(probe_scores, model)[0]
-
     def _scores_and_units(
         self, probe_scores: ProbeInput, model: str | None
-    ) -> tuple[Mapping[str, float], bool]:
-        """(scores, whether every score was converted from a unit its file states)."""
+    ) -> tuple[Mapping[str, float], bool, str | None]:
+        """(scores, whether every score was converted from a unit its file states, the
+        model's name: `model` as given, else the one model of the results)."""
         if isinstance(probe_scores, Mapping):
-            if model is not None:
-                raise TypeError(
-                    "model= picks one model of a results frame or files; a mapping of "
-                    "benchmark -> score already is one model's scores"
-                )
-            return probe_scores, False
+            return probe_scores, False, model
         if isinstance(probe_scores, pl.DataFrame):
             frame = self.on_snapshot(probe_scores)
         elif _is_paths(probe_scores):
@@ -372,49 +393,95 @@ class BenchPress:
                     ) from None
                 raise exc from None
         else:
-            return probe_scores, False  # `_probe_row` says what it takes
-        from predictor.results import probe_scores as scores_in
-        from predictor.results.inputs import summarise
-
+            return probe_scores, False, model  # `_probe_row` says what it takes
         inputs = summarise(frame, model)
         if not inputs.scores:
             scores_in(frame, model)  # raises: no result maps onto a benchmark of ours
-        return inputs.scores, inputs.units_known
+        return inputs.scores, inputs.units_known, inputs.model or model
+
+    def side_for(
+        self,
+        model: str | None = None,
+        family: str | None = None,
+        release_date: str | date | datetime | None = None,
+    ) -> tuple[SideUsed, np.ndarray | None, str | None]:
+        """What a new model is folded in with: (`SideUsed` for the answer, its features in
+        original units or None for the fit's default, its family or None).
+
+        The family is `family`, else read from `model`'s name with the matrix's rules
+        (`predictor.families`); a family the fit does not know gets the population prior.
+        The release date is `release_date`, else the newest of the fit (a new model is
+        usually a new release); a fit without dates uses none."""
+        for name, value in (("model", model), ("family", family)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ProbeScoreError(f"{name} must be a non-empty name, got {value!r}")
+        chosen = family.strip() if family is not None else None
+        if chosen is None and model is not None:
+            chosen = model_family(model)
+        default_features, known_families = self.completer_.new_model_side()
+        features = None
+        shown_date = source = None
+        if release_date is not None:
+            try:
+                year = checked_release_date(release_date)
+            except ValueError:
+                raise ProbeScoreError(
+                    f"release_date must be a date (YYYY-MM-DD), got {release_date!r}"
+                ) from None
+            if default_features is not None:
+                features = np.array([year])
+                shown_date, source = _iso_day(release_date), "given"
+        elif default_features is not None:
+            shown_date, source = _year_to_day(float(default_features[0])), "newest in the fit"
+        side = SideUsed(
+            model=model,
+            family=chosen,
+            family_known=chosen is not None and chosen in known_families,
+            release_date=shown_date,
+            release_date_source=source,
+        )
+        return side, features, chosen
 
     def predict(
         self,
         probe_scores: ProbeInput,
-        level: float = 0.9,
+        level: float | None = None,
         targets: str | Sequence[str] | None = None,
         model: str | None = None,
         handle_missing: str = "interpolate",
-    ) -> dict[str, Prediction]:
+        family: str | None = None,
+        release_date: str | date | datetime | None = None,
+    ) -> Predictions:
         """Predict every fitted benchmark for a new model from its probe scores.
 
         `probe_scores`: {benchmark: score}; or a results frame (`read_results`) or results
         files, folders and globs, whose usable rows are the scores (`model` picks one model
         when they hold several). The model is folded in against the snapshot's benchmark
-        factors (no refit). Probes come back unchanged with `observed=True` and a zero-width
-        interval. `targets` (a profile name or benchmark names, as elsewhere) keeps only
-        those benchmarks. `handle_missing`: probes on benchmarks this snapshot lacks (known
-        elsewhere) are left out with a warning ("interpolate") or refused ("error"); see
-        `predictor.missing_probes`.
+        factors (no refit) with the side information the fit used: its family (`family`,
+        else read from `model`, the model's name, or the one model of the files) and release
+        date (`release_date`, else the fit's newest); the answer's `.side` says which.
+        Probes come back unchanged with `observed=True` and a zero-width interval. `targets`
+        (a profile name or benchmark names, as elsewhere) keeps only those benchmarks.
+        `handle_missing`: probes on benchmarks this snapshot lacks (known elsewhere) are left
+        out with a warning ("interpolate") or refused ("error"); see
+        `predictor.missing_probes`. `level` defaults to `default_level` (0.9 unless
+        `BenchPress.fit` was given another).
         """
-        from predictor.missing_probes import split_probes
-
+        level = self.default_level if level is None else level
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
-        scores, units_known = self._scores_and_units(probe_scores, model)
+        scores, units_known, name = self._scores_and_units(probe_scores, model)
+        side, features, group = self.side_for(name, family, release_date)
         scores = split_probes(self, scores, handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
         row = self._probe_row(scores, warn_fractions=not units_known)
-        trust = np.full(len(row), np.nan)
-        if hasattr(self.completer_, "fold_in_summary"):  # one fold-in pass for everything
-            mean, low, high, within = self.completer_.fold_in_summary(row, level, TRUST_WIDTH)
-            trust = np.where(self._percent, within, np.nan)
-        else:  # a recipe (ALS) snapshot: no predictive distribution, no trust figure
-            mean = self.completer_.fold_in(row)
-            low, high = self.completer_.fold_in_interval(row, level=level)
+        mean, low, high, within = self.completer_.fold_in_summary(
+            row, level, TRUST_WIDTH, features=features, group=group
+        )
+        # the recipe ALS has no predictive distribution: no trust figure
+        trust = (
+            np.full(len(row), np.nan) if within is None else np.where(self._percent, within, np.nan)
+        )
         # open scales are fitted linearly and can run past what the benchmark allows (negative
         # dollars or minutes); every true score lies in the valid range, so the clipped
         # interval covers at least as often
@@ -424,19 +491,22 @@ class BenchPress:
         low, high = np.minimum(low, mean).tolist(), np.maximum(high, mean).tolist()
         observed, mean = (~np.isnan(row)).tolist(), mean.tolist()
         trust = [None if math.isnan(t) else t for t in trust.tolist()]
-        return {
-            benchmark: Prediction(
-                benchmark=benchmark,
-                score=mean[j],
-                low=low[j],
-                high=high[j],
-                level=level,
-                observed=observed[j],
-                p_within_5=trust[j],
-            )
-            for j, benchmark in enumerate(self.fit_benchmarks_)
-            if kept is None or benchmark in kept
-        }
+        return Predictions(
+            {
+                benchmark: Prediction(
+                    benchmark=benchmark,
+                    score=mean[j],
+                    low=low[j],
+                    high=high[j],
+                    level=level,
+                    observed=observed[j],
+                    p_within_5=trust[j],
+                )
+                for j, benchmark in enumerate(self.fit_benchmarks_)
+                if kept is None or benchmark in kept
+            },
+            side=side,
+        )
 
     def in_range(self, values: np.ndarray) -> np.ndarray:
         """`values` (last axis: the fitted benchmarks) clipped to each benchmark's valid range.
@@ -459,8 +529,6 @@ class BenchPress:
         return mean, self.in_range(low), self.in_range(high)
 
     def _targets(self, targets: str | Sequence[str] | None) -> set[str] | None:
-        from predictor.trust.profiles import resolve_targets
-
         chosen = resolve_targets(targets, self.fit_benchmarks_, self.resolve_benchmark)
         return None if chosen is None else set(chosen)
 
@@ -471,20 +539,14 @@ class BenchPress:
         """Greedy probe set for this snapshot; see `predictor.trust.probes`.
 
         `progress(done, total)` is called as candidates are scored (for a progress bar)."""
-        from predictor.trust.probes import select_probes_for
-
         return select_probes_for(self, k, budget, targets, allowlist, costs, progress)
 
     def compare_models(self, probes, target_benchmarks, names=None, level=0.9):
         """Per-benchmark predicted order with P(A > B) and tie groups."""
-        from predictor.trust.rankings import compare_models
-
         return compare_models(self, probes, target_benchmarks, names, level)
 
     def compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs):
         """Where a new model would rank among snapshot models (`.summary()`, `.to_frame()`)."""
-        from predictor.trust.rankings import compare_with_known_models
-
         return compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs)
 
     def what_to_run_next(
@@ -492,16 +554,14 @@ class BenchPress:
     ):
         """Unobserved benchmarks ranked by target-interval narrowing per unit cost.
 
-        `known_scores` as `predict` takes them (a mapping, a results frame, files)."""
-        from predictor.trust.next_benchmark import what_to_run_next
-
-        known = self._scores_of(known_scores, model)
-        return what_to_run_next(self, known, targets, budget, top, **kwargs)
+        `known_scores` as `predict` takes them (a mapping, a results frame, files); `model`
+        (the model's name, or the one to pick from the files), `family` and `release_date`
+        as in `predict`."""
+        known, _, name = self._scores_and_units(known_scores, model)
+        return what_to_run_next(self, known, targets, budget, top, model=name, **kwargs)
 
     def suspicious_scores(self, threshold=3.5):
         """Observed cells far from their leave-one-out fold-in prediction (cached)."""
-        from predictor.trust.suspicious import suspicious_scores
-
         return suspicious_scores(self, threshold)
 
     # ------------------------------------------------------- joint predictive (tracking)
@@ -511,22 +571,31 @@ class BenchPress:
         n: int = 4000,
         random_state: int = 0,
         level: float = 0.9,
+        *,
+        model: str | None = None,
+        family: str | None = None,
+        release_date: str | date | datetime | None = None,
     ) -> tuple[list[str], np.ndarray]:
         """(fitted benchmarks, (n, benchmarks) array): joint predictive draws of a new model.
 
         What `predict` summarises per benchmark, kept joint: the fraction of draws in which
         several benchmarks all pass a threshold is the probability that they all do (not the
         product of the marginals: benchmarks that load on the same factors move together).
-        The draws' central `level` range is `predict`'s interval at that level; probes come
-        back as given; every draw is clipped to its benchmark's valid range (`in_range`).
-        Seeded: the same arguments give the same draws."""
-        if not hasattr(self.completer_, "fold_in_draws"):
+        The draws' central `level` range is `predict`'s interval at that level (with the same
+        `model`, `family` and `release_date`); probes come back as given; every draw is
+        clipped to its benchmark's valid range (`in_range`). Seeded: the same arguments give
+        the same draws."""
+        row = self._probe_row(probe_scores)
+        _, features, group = self.side_for(model, family, release_date)
+        try:
+            draws = self.completer_.fold_in_draws(
+                row, n, random_state, level, features=features, group=group
+            )
+        except NotSupportedError:
             raise TypeError(
                 f"snapshot {self.version} was fitted by a method without a predictive "
                 "distribution (the recipe ALS): it has no predictive draws"
-            )
-        row = self._probe_row(probe_scores)
-        draws = self.completer_.fold_in_draws(row, n, random_state, level)
+            ) from None
         return list(self.fit_benchmarks_), self.in_range(draws)
 
     # ------------------------------------------------- a new benchmark (the transpose)
@@ -546,23 +615,4 @@ class BenchPress:
         central `level` interval), `.ranking` (the `top` models' order with P(A > B)),
         `.similar` (the public benchmarks it behaves most like), `.next_models` (whose score
         would pin it down best) and `.summary()`. See `predictor.new_benchmark`."""
-        from predictor.new_benchmark import predict_benchmark
-
         return predict_benchmark(self, scores, scale=scale, level=level, name=name, top=top)
-
-
-def predictions_frame(predictions: Mapping[str, Prediction]) -> pl.DataFrame:
-    """Tidy table of predictions: one row per benchmark."""
-    return pl.DataFrame(
-        [p.as_dict() for p in predictions.values()],
-        schema={
-            "benchmark": pl.String,
-            "score": pl.Float64,
-            "low": pl.Float64,
-            "high": pl.Float64,
-            "level": pl.Float64,
-            "observed": pl.Boolean,
-            "p_within_5": pl.Float64,
-            "confidence": pl.Float64,
-        },
-    )

@@ -1,6 +1,6 @@
 """Conformal calibration of new-model intervals, by how many scores the new model has.
 
-A new model is folded in from a handful of known scores (`BayesianCompleter.fold_in`); its
+A new model is folded in from a handful of known scores (`Completer.fold_in`); its
 Student-t predictive is slightly conservative there (90% intervals cover about 0.92 with five
 known scores, measured in `benchmarks/calibration.py`). Calibration on held-out residuals fixes
 that per evidence stratum, so "90%" means 90% for the model in front of the user:
@@ -19,63 +19,35 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from predictor.methods.bayesian import BayesianCompleter
-from predictor.methods.common import check_level, student_t_quantile
+from predictor.methods.base import Completer
+from predictor.methods.fold_in_calibration import (
+    FACTOR_RANGE,
+    KNOWN_STRATA,
+    LEVELS,
+    MIN_RESIDUALS,
+    FoldInCalibration,
+)
+from predictor.methods.registry import default_completer
 
-LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
-KNOWN_STRATA = (3, 6, 10, 20)  # upper bounds: 1-3, 4-6, 7-10, 11-20, more than 20 known scores
+__all__ = [
+    "CALIBRATION_KNOWN",
+    "FACTOR_RANGE",
+    "KNOWN_STRATA",
+    "LEVELS",
+    "MIN_RESIDUALS",
+    "FoldInCalibration",
+    "calibrate_fold_in",
+    "conformal_quantile",
+    "fold_in_residuals",
+    "held_out_models",
+    "hide_models",
+]
+
 CALIBRATION_KNOWN = (2, 3, 5, 8, 15, 30)  # known scores drawn for the calibration fold-ins
-MIN_RESIDUALS = 200
-FACTOR_RANGE = (0.5, 2.0)
-
-
-@dataclass(frozen=True)
-class FoldInCalibration:
-    """Half-width factors for fold-in intervals: `factors[stratum][level index]`."""
-
-    factors: tuple[tuple[float, ...], ...]
-    residuals: tuple[int, ...]  # normalised residuals behind each stratum
-    strata: tuple[int, ...] = KNOWN_STRATA
-    levels: tuple[float, ...] = LEVELS
-
-    def stratum(self, n_known: int) -> int:
-        """Index of the evidence stratum of a model with `n_known` known scores."""
-        return int(np.searchsorted(np.asarray(self.strata), n_known, side="left"))
-
-    def stratum_labels(self) -> list[str]:
-        """ "1-3", "4-6", ..., "21+": the known-score counts of each stratum."""
-        lows = [1, *(upper + 1 for upper in self.strata)]
-        spans = [f"{lo}-{hi}" for lo, hi in zip(lows, self.strata, strict=False)]
-        return [*spans, f"{lows[-1]}+"]
-
-    def factor(self, n_known: int, level: float) -> float:
-        """Multiplier on the model-based half-width at `level` for `n_known` known scores."""
-        row = self.factors[self.stratum(n_known)]
-        return float(np.interp(check_level(level), self.levels, row))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "strata": list(self.strata),
-            "levels": list(self.levels),
-            "factors": [[round(f, 6) for f in row] for row in self.factors],
-            "residuals": list(self.residuals),
-        }
-
-    @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> FoldInCalibration:
-        strata = tuple(int(s) for s in doc["strata"])
-        levels = tuple(float(lv) for lv in doc["levels"])
-        factors = tuple(tuple(float(f) for f in row) for row in doc["factors"])
-        if len(factors) != len(strata) + 1 or any(len(r) != len(levels) for r in factors):
-            raise ValueError("fold-in calibration: factors do not match strata and levels")
-        if not all(FACTOR_RANGE[0] <= f <= FACTOR_RANGE[1] for r in factors for f in r):
-            raise ValueError("fold-in calibration: a factor lies outside its allowed range")
-        return cls(factors, tuple(int(n) for n in doc["residuals"]), strata, levels)
 
 
 def conformal_quantile(scores: np.ndarray, level: float) -> float:
@@ -99,11 +71,11 @@ def hide_models(values: np.ndarray, inside: np.ndarray) -> np.ndarray:
 def held_out_models(
     values: np.ndarray,
     scales: Sequence[str],
-    make_completer: Callable[[], BayesianCompleter],
+    make_completer: Callable[[], Completer],
     n_splits: int,
     rng: np.random.Generator,
     fit_kwargs: dict[str, Any] | None = None,
-) -> Iterator[tuple[np.ndarray, BayesianCompleter]]:
+) -> Iterator[tuple[np.ndarray, Completer]]:
     """(models of the group, completer fitted without them) for each of `n_splits` groups.
 
     The groups are a permutation drawn from `rng` (seeded by the caller), so calibration,
@@ -119,7 +91,7 @@ def held_out_models(
 def fold_in_residuals(
     values: np.ndarray,
     scales: Sequence[str],
-    make_completer: Callable[[], BayesianCompleter],
+    make_completer: Callable[[], Completer],
     n_splits: int = 4,
     known: Sequence[int] = CALIBRATION_KNOWN,
     random_state: int = 0,
@@ -162,20 +134,17 @@ def fold_in_residuals(
 def calibrate_fold_in(
     values: np.ndarray,
     scales: Sequence[str],
-    make_completer: Callable[[], BayesianCompleter] = BayesianCompleter,
+    make_completer: Callable[[], Completer] = default_completer,
     n_splits: int = 4,
     random_state: int = 0,
     fit_kwargs: dict[str, Any] | None = None,
 ) -> FoldInCalibration:
-    """Factors for `BayesianCompleter.fold_in_interval` from held-out models of `values`;
+    """Factors for `Completer.fold_in_interval` from held-out models of `values`;
     `fit_kwargs`: the side information the calibrated fit was given."""
     residuals = fold_in_residuals(
         values, scales, make_completer, n_splits, random_state=random_state, fit_kwargs=fit_kwargs
     )
     template = make_completer()
-    nu = float(template.nu)
-    # the factor multiplies interval_scale x t quantile x sd (see `_fold_in_bounds`)
-    base = float(getattr(template, "interval_scale", 1.0))
     by_stratum: list[list[np.ndarray]] = [[] for _ in range(len(KNOWN_STRATA) + 1)]
     for k, r in residuals.items():
         by_stratum[int(np.searchsorted(np.asarray(KNOWN_STRATA), k, side="left"))].append(r)
@@ -190,8 +159,7 @@ def calibrate_fold_in(
             tuple(
                 float(
                     np.clip(
-                        conformal_quantile(scores, lv)
-                        / (base * student_t_quantile(0.5 + lv / 2, nu)),
+                        conformal_quantile(scores, lv) / template.interval_multiplier(lv),
                         *FACTOR_RANGE,
                     )
                 )

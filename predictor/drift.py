@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from predictor.api import BenchPress
 from predictor.fitted_state import restore_state
 from predictor.snapshots import Snapshot
 
@@ -64,8 +65,6 @@ def loading_angles(old: Snapshot, new: Snapshot, rank: int = 2) -> tuple[list[fl
 
 def prediction_shift(old: Snapshot, new: Snapshot) -> dict[str, float]:
     """Median |change| of predictions for the reference probe sets on common benchmarks."""
-    from predictor.api import BenchPress  # local import: api imports this module's siblings
-
     before, after = BenchPress(old), BenchPress(new)
     shifts: list[float] = []
     for probes in REFERENCE_PROBES.values():

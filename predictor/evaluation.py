@@ -205,17 +205,17 @@ def _interval_figures(
     """Coverage and median width at every `REPORT_LEVELS` level, from the fitted model.
 
     Coverage counts every scored cell; the width is the median over cells of percent
-    benchmarks only (`percent`, one flag per cell), so it is in points: the issue's target is
-    defined there, and ratings or dollars would otherwise mix into the median. NaN when the
-    completer exposes no model with `predict_interval(level, keep_observed)` (e.g. the
-    column-mean baseline or the reference loop port): only its own level is known.
+    benchmarks only (`percent`, one flag per cell), so it is in points: ratings or dollars
+    would otherwise mix into the median. NaN when the completion has no fitted `Completer`
+    behind it (e.g. the column-mean baseline or the reference loop port): only its own level
+    is known.
     """
     figures: dict[str, float] = {}
     model = completion.model
     for level in REPORT_LEVELS:
         key = level_key(level)
         coverage = width = float("nan")
-        if model is not None and hasattr(model, "predict_interval"):
+        if model is not None:
             low, high = model.predict_interval(level=level, keep_observed=False)
             mean, lo, hi = _predictions_at(
                 Completion(mean=completion.mean, low=low, high=high), keep, values.shape[1], cells

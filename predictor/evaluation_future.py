@@ -26,8 +26,7 @@ import numpy as np
 import polars as pl
 
 from predictor.calibration import calibrate_fold_in
-from predictor.completion import LowRankCompleter
-from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.registry import make_completer
 from predictor.side_information import DEFAULT_USE, SideInformation
 
 # A fitted method's prediction for one new model: (row of known scores, the model's side
@@ -230,12 +229,12 @@ def ours_future(
 
     def fit(values, scales, side, level):
         kwargs = side.fit_kwargs(use)
-        completer = BayesianCompleter(random_state=random_state).fit(values, scales, **kwargs)
+        completer = make_completer("bayes", random_state=random_state).fit(values, scales, **kwargs)
         if calibrate:
             completer.fold_in_calibration_ = calibrate_fold_in(
                 values,
                 scales,
-                lambda: BayesianCompleter(random_state=random_state),
+                lambda: make_completer("bayes", random_state=random_state),
                 random_state=random_state,
                 fit_kwargs=kwargs,
             )
@@ -255,7 +254,7 @@ def recipe_future(random_state: int = 0) -> FitForFuture:
     its ridge fold-in, intervals from its cross-validated residual quantiles."""
 
     def fit(values, scales, side, level):
-        completer = LowRankCompleter(random_state=random_state).fit(values, scales)
+        completer = make_completer("als", random_state=random_state).fit(values, scales)
         bottom = np.nan_to_num(side.lower, nan=-np.inf) if side.lower is not None else None
         top = np.nan_to_num(side.upper, nan=np.inf) if side.upper is not None else None
 

@@ -51,17 +51,19 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from predictor.api import FractionScoresWarning, ProbeScoreError
+from predictor.methods.base import Completer, Placement
 from predictor.methods.common import check_level, student_t_cdf, student_t_quantile
+from predictor.reference_names import resolve_reference
+from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, tie_groups
+from predictor.values import FractionScoresWarning, ProbeScoreError
 
 MIN_SCORES = 3
 SCALES = ("percent", "unbounded")
 # Samples of the model parameters per kept draw of the benchmark parameters.
 N_MODEL_SAMPLES = 5
-# Student-t reweighting steps: placing the fitted models (as `fold_in` does) and fitting the
-# new column (one: a few known scores are too few to tell an outlier from the rest).
-PLACEMENT_REWEIGHTS = 3
+# Student-t reweighting steps fitting the new column (one: a few known scores are too few to
+# tell an outlier from the rest).
 COLUMN_REWEIGHTS = 1
 # The bias prior's variance is the fitted benchmarks' spread of biases times this: a new
 # benchmark may sit anywhere (the known models' mean already centres it).
@@ -74,191 +76,29 @@ INTERVAL_FACTORS = ((3, 1.13), (5, 1.04), (10, 0.94), (20, 0.90))
 SPREAD_PRIOR_SCORES = 4.0
 _EPS = 0.005  # percent -> logit clip, as the fitted columns'
 _MAX_LOGIT = 30.0
-_CELL_BUDGET = 2_000_000  # draws x models x benchmarks per chunk when placing models
 _NORMAL = NormalDist()
 
 
 # ----------------------------------------------------------------------------- placement
-@dataclass(frozen=True)
-class Placement:
-    """Per-sample parameters of the models and the fitted benchmarks, enough to fold a new
-    column in: sample r pairs model parameters with benchmark draw `draw[r]`.
-
-    offset (R, n): mu + a_i; design (R, n, d): [1, u_i]; benchmark_params (S, m, d): the
-    fitted benchmarks' [b_j, v_j]; benchmark_noise (S, m): their noise variances; model_noise
-    (n,): each model's noise multiplier; spread (m,) and percent (m,): the fitted columns'
-    z-scale (std of the warped scores, and whether the column is percent); nu and
-    interval_scale: the completer's Student-t degrees of freedom and interval multiplier.
-    """
-
-    offset: np.ndarray
-    design: np.ndarray
-    draw: np.ndarray
-    benchmark_params: np.ndarray
-    benchmark_noise: np.ndarray
-    model_noise: np.ndarray
-    spread: np.ndarray
-    percent: np.ndarray
-    nu: float
-    interval_scale: float
-
-    @property
-    def n_models(self) -> int:
-        return self.offset.shape[1]
-
-    def extended(self, other: Placement) -> Placement:
-        """This placement with `other`'s models appended (same benchmark draws)."""
-        return Placement(
-            np.concatenate([self.offset, other.offset], axis=1),
-            np.concatenate([self.design, other.design], axis=1),
-            self.draw,
-            self.benchmark_params,
-            self.benchmark_noise,
-            np.concatenate([self.model_noise, other.model_noise]),
-            self.spread,
-            self.percent,
-            self.nu,
-            self.interval_scale,
-        )
-
-
 def placement(
-    completer: Any,
+    completer: Completer,
     values: np.ndarray,
     model_noise: np.ndarray | None = None,
     n_model_samples: int = N_MODEL_SAMPLES,
     random_state: int = 0,
+    new_models: bool = False,
+    groups: Sequence[str | None] | None = None,
 ) -> Placement:
     """The models of `values` (rows x the completer's fitted benchmarks, NaN = unknown) placed
-    against a fitted completer: the default method's draws (sampled model side), else the
-    recipe ALS (its seeds as draws, no factor uncertainty).
+    against a fitted completer (`Completer.placement`): the default method's draws (sampled
+    model side), the recipe ALS's seeds (no factor uncertainty).
 
     `model_noise`: each row's noise multiplier (default: the completer's own for its fitted
-    rows when `values` has as many rows, else a typical new model's)."""
-    values = np.asarray(values, dtype=float)
-    if hasattr(completer, "benchmark_params_"):
-        return _bayes_placement(completer, values, model_noise, n_model_samples, random_state)
-    if hasattr(completer, "benchmark_factors_"):
-        return _als_placement(completer, values)
-    raise TypeError(f"cannot fold a benchmark into a {type(completer).__name__}")
-
-
-def _bayes_placement(comp, values, model_noise, n_samples, random_state) -> Placement:
-    d = 1 + int(comp.rank)
-    n = values.shape[0]
-    col = comp.benchmark_params_[..., :d]  # (S, m, d); side features taken as average
-    n_draws, m, _ = col.shape
-    if values.shape[1] != m:
-        raise ValueError(
-            f"values must have {m} columns (the fitted benchmarks), got {values.shape}"
-        )
-    if model_noise is None:
-        fitted = np.asarray(getattr(comp, "model_noise_", np.empty(0)))
-        model_noise = fitted if fitted.shape == (n,) else np.full(n, comp.new_model_noise_)
-    model_noise = np.asarray(model_noise, dtype=float)
-    observed = np.isfinite(values)
-    z = np.where(observed, comp.transform_.transform(np.where(observed, values, 50.0)), 0.0)
-    theta = np.empty((n_draws, n, d))
-    cov = np.empty((n_draws, n, d, d))
-    step = max(1, _CELL_BUDGET // max(n_draws * m, 1))
-    for start in range(0, n, step):
-        rows = slice(start, min(start + step, n))
-        theta[:, rows], cov[:, rows] = _row_posteriors(
-            comp, col, z[rows], observed[rows], model_noise[rows]
-        )
-    rng = np.random.default_rng(np.random.SeedSequence([int(random_state), n]))
-    chol = np.linalg.cholesky((cov + np.swapaxes(cov, -1, -2)) / 2.0)
-    noise = rng.standard_normal((n_samples, n_draws, n, d, 1))
-    sampled = theta[None] + (chol[None] @ noise)[..., 0]  # (R, S, n, d)
-    sampled = sampled.reshape(n_samples * n_draws, n, d)
-    draw = np.tile(np.arange(n_draws), n_samples)
-    offset = comp.mu_[draw, None] + sampled[..., 0]
-    design = np.concatenate([np.ones((len(draw), n, 1)), sampled[..., 1:]], axis=2)
-    return Placement(
-        offset=offset,
-        design=design,
-        draw=draw,
-        benchmark_params=col,
-        benchmark_noise=1.0 / comp.benchmark_precision_,
-        model_noise=model_noise,
-        spread=np.asarray(comp.transform_.std_, dtype=float),
-        percent=np.asarray(comp.transform_.is_percent_, dtype=bool),
-        nu=float(comp.nu),
-        interval_scale=float(comp.interval_scale),
+    rows when `values` has as many rows, else a typical new model's; `new_models`: always a
+    typical new model's); `groups`: each row's family (its prior, when the fit knows it)."""
+    return completer.placement(
+        values, model_noise, n_model_samples, random_state, new_models, groups
     )
-
-
-def _row_posteriors(comp, col, z, observed, model_noise):
-    """Per draw: the Gaussian posterior (mean (S, n, d), covariance (S, n, d, d)) of each row's
-    [a_i, u_i] given its observed cells, with Student-t reweighting (as `fold_in`)."""
-    n_draws, m, d = col.shape
-    offset = comp.mu_[:, None] + col[..., 0]  # (S, m)
-    x = np.concatenate([np.ones((n_draws, m, 1)), col[..., 1:]], axis=2)  # (S, m, d)
-    outer = (x[..., :, None] * x[..., None, :]).reshape(n_draws, m, d * d)
-    base = observed[None] * (comp.benchmark_precision_[:, None, :] / model_noise[None, :, None])
-    target = np.where(observed[None], z[None] - offset[:, None, :], 0.0)  # (S, n, m)
-    prior_prec = comp.model_prior_precision_
-    prior_shift = (prior_prec @ comp.model_prior_mean_[..., None])[..., 0]  # (S, d)
-    weight = base
-    nu = float(comp.nu)
-    for step in range(PLACEMENT_REWEIGHTS + 1):
-        gram = (weight @ outer).reshape(weight.shape[:2] + (d, d)) + prior_prec[:, None]
-        rhs = (weight * target) @ x + prior_shift[:, None]
-        theta = np.linalg.solve(gram, rhs[..., None])[..., 0]
-        if step < PLACEMENT_REWEIGHTS:
-            resid = target - theta @ np.swapaxes(x, 1, 2)
-            weight = base * (nu + 1.0) / (nu + base * resid**2)
-    return theta, np.linalg.inv(gram)
-
-
-def _als_placement(comp, values: np.ndarray) -> Placement:
-    """The recipe ALS: each seed is a draw; fitted rows keep their factors, other rows get a
-    ridge fold-in per seed; the noise is the cross-validated residual scale, with Student-t(3)
-    tails. The factors carry no posterior here, so its intervals lack their uncertainty and
-    cover less than the default method's (see `benchmarks/new_benchmark.py`)."""
-    n_seeds, m, rank = comp.benchmark_factors_.shape
-    n_fit = comp.model_factors_.shape[1]
-    if values.shape[0] == n_fit and np.array_equal(
-        np.isfinite(values), np.asarray(comp.observed_, dtype=bool)
-    ):
-        bias, factors = comp.model_bias_, comp.model_factors_
-    else:
-        bias, factors = _als_rows(comp, values)
-    offset = comp.mu_[:, None] + bias
-    design = np.concatenate([np.ones((n_seeds, values.shape[0], 1)), factors], axis=2)
-    params = np.concatenate([comp.benchmark_bias_[..., None], comp.benchmark_factors_], axis=2)
-    resid = np.asarray(comp.cv_abs_residuals_, dtype=float)
-    # a normal's median |residual| is 0.6745 sd
-    sd = float(np.median(resid)) / 0.6745 if len(resid) else 0.5
-    return Placement(
-        offset=offset,
-        design=design,
-        draw=np.arange(n_seeds),
-        benchmark_params=params,
-        benchmark_noise=np.full((n_seeds, m), sd**2),
-        model_noise=np.ones(values.shape[0]),
-        spread=np.asarray(comp.transform_.std_, dtype=float),
-        percent=np.asarray(comp.transform_.is_percent_, dtype=bool),
-        nu=3.0,  # the default method's Student-t tails: the factors' own error is not modelled
-        interval_scale=1.0,
-    )
-
-
-def _als_rows(comp, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per seed, each row's ridge bias and factors against the seed's benchmark factors."""
-    observed = np.isfinite(values)
-    z = np.where(observed, comp.transform_.transform(np.where(observed, values, 50.0)), 0.0)
-    v = comp.benchmark_factors_  # (S, m, r)
-    x = np.concatenate([np.ones(v.shape[:2] + (1,)), v], axis=2)
-    k = x.shape[2]
-    target = np.where(
-        observed[None], z[None] - comp.mu_[:, None, None] - comp.benchmark_bias_[:, None], 0.0
-    )
-    outer = (x[..., :, None] * x[..., None, :]).reshape(x.shape[0], x.shape[1], k * k)
-    w = np.broadcast_to(observed.astype(float), (x.shape[0],) + observed.shape)
-    gram = (w @ outer).reshape(x.shape[0], -1, k, k) + comp.alpha * np.eye(k)
-    sol = np.linalg.solve(gram, ((w * target) @ x)[..., None])[..., 0]
-    return sol[..., 0], sol[..., 1:]
 
 
 # ---------------------------------------------------------------------------- the column
@@ -812,9 +652,6 @@ def known_scores(bp: Any, scores: Mapping[str, float], scale: str) -> tuple[dict
 def _model(bp: Any, name: str) -> Any:
     """`name` as a model of `bp` (`resolve_reference`); a benchmark's name given where a
     model goes (the `predict` habit, `gpqa_diamond=80`) is said to be one."""
-    from predictor.reference_names import resolve_reference
-    from predictor.resolve import AmbiguousNameError, UnknownNameError
-
     try:
         return resolve_reference(bp, name, catalogue=None)
     except AmbiguousNameError:
@@ -843,14 +680,15 @@ def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
         )
 
 
-def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement]:
+def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement, tuple[str, ...]]:
     """The fitted models, then any known model outside the fit, placed from its scores on
-    the fitted benchmarks (as `predict` folds a new model in)."""
+    the fitted benchmarks (as `predict` folds a new model in: with its family, read from its
+    id, when the fit knows it), and the notes saying which family each such model got."""
     place = _fitted_placement(bp)
     fitted = set(bp.fit_models_)
     extra = [m for m in known if m not in fitted]
     if not extra:
-        return list(bp.fit_models_), place
+        return list(bp.fit_models_), place, ()
     values = bp._dense(extra, bp.fit_benchmarks_)
     empty = [m for m, row in zip(extra, values, strict=True) if not np.isfinite(row).any()]
     if empty:
@@ -858,8 +696,15 @@ def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement]
             f"model {empty[0]!r} has no score on a benchmark fitted in snapshot {bp.version}, "
             "so it cannot be placed among the others: give scores of other models"
         )
-    noise = np.full(len(extra), float(getattr(bp.completer_, "new_model_noise_", 1.0)))
-    return [*bp.fit_models_, *extra], place.extended(placement(bp.completer_, values, noise))
+    families = [bp.side_for(model=m)[0] for m in extra]
+    groups = [s.family if s.family_known else None for s in families]
+    notes = tuple(
+        f"{m} (not in the fit) placed with its family {s.family}"
+        for m, s in zip(extra, families, strict=True)
+        if s.family_known
+    )
+    placed = placement(bp.completer_, values, new_models=True, groups=groups)
+    return [*bp.fit_models_, *extra], place.extended(placed), notes
 
 
 def predict_benchmark(
@@ -878,7 +723,8 @@ def predict_benchmark(
     label = DEFAULT_NAME if name is None else str(name).strip() or DEFAULT_NAME
     known, notes = known_scores(bp, scores, scale)
     _warn_if_fractions(known, scale)
-    model_ids, place = _population(bp, known)
+    model_ids, place, family_notes = _population(bp, known)
+    notes = (*notes, *family_notes)
     index = {m: i for i, m in enumerate(model_ids)}
     values = np.full(len(model_ids), np.nan)
     for model_id, value in known.items():

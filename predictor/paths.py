@@ -12,7 +12,7 @@ HOME_ENV = "BENCHPRESS_HOME"
 
 def default_home() -> Path:
     """The user's data directory for benchpress (platformdirs' user_data_dir)."""
-    from platformdirs import user_data_dir
+    from platformdirs import user_data_dir  # deferred: only when BENCHPRESS_HOME is unset
 
     return Path(user_data_dir("benchpress", appauthor=False))
 
@@ -38,6 +38,15 @@ def warehouse_path(home: Path | None = None) -> Path:
 
 def dagster_home(home: Path | None = None) -> Path:
     return (home or benchpress_home()) / "dagster"
+
+
+PRIVATE_STORE_DIR = "private"
+PRIVATE_STORE_FILE = "models.duckdb"
+
+
+def private_store_path(home: Path | None = None) -> Path:
+    """The private model store (`warehouse.private_models`), which need not exist."""
+    return Path(home or benchpress_home()) / PRIVATE_STORE_DIR / PRIVATE_STORE_FILE
 
 
 def bundled_snapshot_dir() -> Path:

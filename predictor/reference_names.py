@@ -39,6 +39,7 @@ from predictor.resolve import (
     fold,
     settings_index,
 )
+from predictor.values import Prediction
 
 if TYPE_CHECKING:
     from predictor.api import BenchPress
@@ -112,8 +113,6 @@ class ReferenceModel:
     def predictions(self, targets: Sequence[str], level: float) -> dict:
         """The model on each target in its own snapshot: its observed cell (zero-width) or
         its completed cell with the central `level` interval."""
-        from predictor.api import Prediction
-
         bp = self.snapshot
         if self.model_id not in bp.fit_models_:
             raise ValueError(
@@ -177,29 +176,19 @@ def _in(bp, name: str) -> tuple[str, str]:
     return next(iter(found.items()))
 
 
-_loaded: dict[str, BenchPress] = {}
-
-
-def catalogue_snapshot() -> BenchPress:
-    """`BenchPress.load()` (the newest published snapshot, else the bundled one), kept per
-    version directory: snapshots are immutable, so a kept one never goes stale."""
-    from predictor.api import BenchPress
-    from predictor.snapshots import default_stores, load_snapshot, resolve_version
-
-    directory = resolve_version("latest", default_stores())
-    key = str(directory)
-    if key not in _loaded:
-        _loaded.clear()  # one at a time: a snapshot's fit is a few MB
-        _loaded[key] = BenchPress(load_snapshot(directory))
-    return _loaded[key]
+# `resolve_reference`'s default catalogue: `BenchPress.catalogue()` of the snapshot's own class
+# (the newest published snapshot, else the bundled one).
+CATALOGUE = "catalogue"
 
 
 def resolve_reference(
-    bp: BenchPress, name: str, catalogue: Callable[[], BenchPress] | None = catalogue_snapshot
+    bp: BenchPress, name: str, catalogue: Callable[[], BenchPress] | str | None = CATALOGUE
 ) -> ReferenceModel:
     """`name` as a reference model (module docstring): in `bp`, else in the catalogue
-    snapshot (`catalogue()`, loaded only when needed; None: `bp` alone). Unknown there too:
-    `bp`'s own `UnknownNameError`, with its close matches."""
+    snapshot (`catalogue()`, loaded only when needed; default `BenchPress.catalogue`; None:
+    `bp` alone). Unknown there too: `bp`'s own `UnknownNameError`, with its close matches."""
+    if catalogue == CATALOGUE:
+        catalogue = type(bp).catalogue
     if not isinstance(name, str) or not name.strip():
         raise TypeError(f"model name must be a non-empty string, got {name!r}")
     try:

@@ -122,6 +122,25 @@ def fractional_year(value: str | date | datetime | None) -> float:
     return parts[0] + (parts[1] - 1) / 12.0 + (day - 1) / 365.0
 
 
+def checked_release_date(value: str | date | datetime) -> float:
+    """A release date a person gave (`2025`, `2025-04`, `2025-04-16` or a date) as a fractional
+    year; anything else (`2025-13-40`, `soon`) is a ValueError saying what is expected."""
+    if isinstance(value, datetime | date):
+        return fractional_year(value)
+    text = str(value).strip()
+    parts = text.split("-")
+    try:
+        if not 1 <= len(parts) <= 3 or len(parts[0]) != 4:
+            raise ValueError
+        numbers = [int(p) for p in parts]
+        date(numbers[0], *(numbers[1:] + [1, 1])[:2])  # a real year, month and day
+    except ValueError:
+        raise ValueError(
+            f"release date {text!r} is not a date: give YYYY-MM-DD (or YYYY-MM, YYYY)"
+        ) from None
+    return fractional_year(text)
+
+
 def registry_columns(
     benchmarks: pl.DataFrame, benchmark_ids: Sequence[str]
 ) -> dict[str, np.ndarray | tuple[str | None, ...]]:

@@ -1,8 +1,8 @@
-"""Read and verify published matrix snapshots (the format is defined here; writers live in
-`warehouse.snapshots`). A snapshot is a directory `<store>/<version>/` holding its data files,
-a `manifest.json` that lists each file's sha256 and the content hash over all of them, and a
-`digest` file: the manifest's own digest (sha256 over its canonical JSON), which the store's
-`index.json` records too and which consumers pin (`2026.11.30.2@sha256:<64 hex>`).
+"""Read and verify published matrix snapshots (the layout is `predictor.snapshot_layout`;
+writers live in `warehouse.snapshots`). A snapshot is a directory `<store>/<version>/` holding
+its data files, a `manifest.json` that lists each file's sha256 and the content hash over all of
+them, and a `digest` file: the manifest's own digest (sha256 over its canonical JSON), which the
+store's `index.json` records too and which consumers pin (`2026.11.30.2@sha256:<64 hex>`).
 
 Every file is read once, through a descriptor opened relative to the version folder without
 following symlinks, and the bytes that were hashed are the bytes that are parsed: a file
@@ -28,22 +28,19 @@ from typing import Any, TypeVar
 import polars as pl
 
 from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
-
-FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
-DIGEST_FILE = "digest"  # "sha256:<64 hex>\n": the digest of the manifest next to it
-INDEX = "index.json"  # at a store's root: {"versions": [...], "digests": {version: digest}}
-DATA_FILES = (
-    "cells.parquet",
-    "models.parquet",
-    "benchmarks.parquet",
-    "aliases.parquet",
-    "conflicts.parquet",
-    "fit.json",
+from predictor.snapshot_layout import (
+    DATA_FILES,
+    DIGEST_FILE,
+    FIT,
+    FORMAT_VERSION,
+    INDEX,
+    MANIFEST,
+    OPTIONAL_FILES,
+    OPTIONAL_TABLES,
+    TABLES,
+    table_file,
 )
-# Files added after the format was first published: a snapshot may lack them (older versions),
-# and a reader falls back to computing what they hold.
-OPTIONAL_FILES = ("residuals.parquet",)
+
 MAX_FILE_BYTES = 512 * 1024 * 1024  # one data file; the bundled snapshot's largest is ~2 MB
 MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_INDEX_BYTES = 8 * 1024 * 1024
@@ -428,7 +425,8 @@ def _newest_valid(stores: list[Path]) -> Path:
 # ------------------------------------------------------------------------------ manifests
 @dataclass(frozen=True)
 class Snapshot:
-    """A loaded, verified snapshot: manifest plus its tables."""
+    """A loaded, verified snapshot: manifest plus its tables (`snapshot_layout.TABLES`, `FIT`,
+    `OPTIONAL_TABLES`)."""
 
     path: Path
     manifest: dict[str, Any]
@@ -690,19 +688,16 @@ def load_snapshot(
     manifest, data = verified.check.manifest, verified.data
     label = _label(manifest, directory)
 
-    def table(name: str) -> pl.DataFrame:
-        return _parsed(name, data[name], _parquet, label)
+    def table(name: str) -> pl.DataFrame | None:
+        file = table_file(name)
+        return _parsed(file, data[file], _parquet, label) if file in data else None
 
+    fit = table_file(FIT)
     return Snapshot(
         path=directory,
         manifest=manifest,
-        cells=table("cells.parquet"),
-        models=table("models.parquet"),
-        benchmarks=table("benchmarks.parquet"),
-        aliases=table("aliases.parquet"),
-        conflicts=table("conflicts.parquet"),
-        fit=_parsed("fit.json", data["fit.json"], _json_object, label),
-        residuals=table("residuals.parquet") if "residuals.parquet" in data else None,
+        **{name: table(name) for name in (*TABLES, *OPTIONAL_TABLES)},
+        fit=_parsed(fit, data[fit], _json_object, label),
         digest=verified.check.digest,
         digest_note=verified.check.note,
     )

@@ -40,11 +40,8 @@ from typing import Any, ClassVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from predictor.paths import benchpress_home
+from predictor.snapshot_layout import DIGEST_FILE, FORMAT_VERSION, INDEX, MANIFEST
 from predictor.snapshots import (
-    DIGEST_FILE,
-    FORMAT_VERSION,
-    INDEX,
-    MANIFEST,
     MAX_DIGEST_BYTES,
     MAX_INDEX_BYTES,
     MAX_MANIFEST_BYTES,
@@ -656,8 +653,8 @@ class S3Store(RemoteStore):
 
     def __init__(self, uri: str, cache_root: Path | None = None) -> None:
         try:
-            import obstore
-            from obstore.store import S3Store as ObstoreS3
+            import obstore  # deferred: the optional `s3` dependency, said if missing
+            from obstore.store import S3Store as ObstoreS3  # deferred: as obstore
         except ImportError:
             raise SnapshotError(
                 "s3:// snapshot stores need the optional dependency obstore: "
@@ -704,7 +701,7 @@ class S3Store(RemoteStore):
         )
 
     def _error(self, key: str, exc: Exception) -> SnapshotError:
-        from obstore import exceptions as obx
+        from obstore import exceptions as obx  # deferred: the optional `s3` dependency
 
         where = f"{self.uri}/{key}" if key else self.uri
         first_line = (str(exc).splitlines() or [repr(exc)])[0].strip("'\" ")

@@ -123,6 +123,17 @@ class ScaleTransform:
         self.std_ = std
         return self
 
+    @classmethod
+    def restored(
+        cls, scales: Sequence[str], eps: float, mean: Sequence[float], std: Sequence[float]
+    ) -> ScaleTransform:
+        """A fitted transform rebuilt from a snapshot's state (ranges: `set_ranges`)."""
+        transform = cls(scales, eps=eps)
+        transform.is_percent_ = np.array([s == "percent" for s in scales], dtype=bool)
+        transform.mean_ = np.asarray(mean, dtype=float)
+        transform.std_ = np.asarray(std, dtype=float)
+        return transform
+
     def set_ranges(
         self,
         floors: Sequence[float] | np.ndarray | None,

@@ -19,7 +19,13 @@ from pathlib import Path
 import duckdb
 
 from predictor.paths import warehouse_path
-from warehouse.ducklake import lake_connection, lake_ddl, lake_of, warehouse_backend
+from warehouse.ducklake import (
+    lake_connection,
+    lake_ddl,
+    lake_of,
+    lake_settings,
+    warehouse_backend,
+)
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 # DuckDB lets one process hold the file for writing, and a reader in another process (warehouse
@@ -111,8 +117,6 @@ def next_id(con: duckdb.DuckDBPyConnection, sequence: str) -> int:
 def warehouse_location() -> str:
     """Where the warehouse is, for messages: the file, or the lake's catalog and data path."""
     if warehouse_backend() == "ducklake":
-        from warehouse.ducklake import lake_settings
-
         settings = lake_settings()
         return f"the DuckLake at {settings.where} (data in {settings.data_path})"
     return str(warehouse_path())

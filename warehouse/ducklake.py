@@ -411,7 +411,7 @@ def lost_service(exc: BaseException, settings: LakeSettings) -> str | None:
 # ------------------------------------------------------------------------ the catalog side
 def _catalog_client(settings: LakeSettings, purpose: str) -> Any:
     """A psycopg2 connection to the catalog database (autocommit), for locks and sequences."""
-    import psycopg2
+    import psycopg2  # deferred: psycopg2 is the `team` extra's, only for the shared lake's catalog
 
     try:
         client = psycopg2.connect(
@@ -445,7 +445,7 @@ def _lock_holder(client: Any) -> str:
 
 def _catalog_down(settings: LakeSettings) -> BaseException | None:
     """The error of connecting to the catalog now, or None when it answers."""
-    import psycopg2
+    import psycopg2  # deferred: psycopg2 is the `team` extra's, only for the shared lake's catalog
 
     try:
         psycopg2.connect(

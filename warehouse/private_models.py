@@ -25,11 +25,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from predictor.paths import benchpress_home
+from predictor.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
 from warehouse.db import open_waiting, transaction
-from warehouse.private_provider import STORE_DIR, STORE_FILE
 
+STORE_DIR, STORE_FILE = PRIVATE_STORE_DIR, PRIVATE_STORE_FILE  # under BENCHPRESS_HOME
 MAX_NAME_LENGTH = 200
 
 _SCHEMA_V1 = """
@@ -107,7 +107,7 @@ class SaveReport:
 
 
 def store_path(home: Path | None = None) -> Path:
-    return (home or benchpress_home()) / STORE_DIR / STORE_FILE
+    return private_store_path(home)
 
 
 def check_name(name: str, what: str = "model name") -> str:

@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-STORE_DIR = "private"
-STORE_FILE = "models.duckdb"
-
-
-def store_path(home: Path) -> Path:
-    return Path(home) / STORE_DIR / STORE_FILE
+from predictor.paths import private_store_path
 
 
 def load_private_models(home: Path) -> list[dict[str, object]]:
     """Every private model of `home` with its scores; [] without a store (nothing loaded or
     created)."""
-    if not store_path(home).is_file():
+    if not private_store_path(Path(home)).is_file():
         return []
+    # deferred: the store module loads duckdb, which only a home with a private store needs
     from warehouse.private_models import load_private_models as read_store
 
     return read_store(home)

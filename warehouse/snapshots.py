@@ -1,4 +1,5 @@
-"""Write, stage and publish immutable snapshots (format and verification: predictor.snapshots).
+"""Write, stage and publish immutable snapshots (layout: predictor.snapshot_layout;
+verification: predictor.snapshots).
 
 Staging writes the data files to a directory named by their content hash; publishing copies a
 staged, checked directory into the store under a new calendar version, atomically (write to a
@@ -24,11 +25,17 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import (
-    DATA_FILES,
+from predictor.snapshot_layout import (
     DIGEST_FILE,
-    FORMAT_VERSION,
+    FIT,
     MANIFEST,
+    OPTIONAL_TABLES,
+    TABLES,
+    draft_manifest,
+    published_manifest,
+    table_file,
+)
+from predictor.snapshots import (
     SnapshotError,
     content_hash,
     digest_file_bytes,
@@ -50,6 +57,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SnapshotTables:
+    """A snapshot's tables (`predictor.snapshot_layout.TABLES`, `FIT`, `OPTIONAL_TABLES`)."""
+
     cells: pl.DataFrame
     models: pl.DataFrame
     benchmarks: pl.DataFrame
@@ -65,20 +74,21 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
 
 
 def write_tables(tables: SnapshotTables, directory: Path) -> dict[str, str]:
-    """Write the data files; returns {file name: sha256}."""
+    """Write the data files; returns {file name: sha256}, in the layout's order."""
     directory.mkdir(parents=True, exist_ok=True)
-    _write_parquet(tables.cells, directory / "cells.parquet")
-    _write_parquet(tables.models, directory / "models.parquet")
-    _write_parquet(tables.benchmarks, directory / "benchmarks.parquet")
-    _write_parquet(tables.aliases, directory / "aliases.parquet")
-    _write_parquet(tables.conflicts, directory / "conflicts.parquet")
-    (directory / "fit.json").write_text(
+    names = []
+    for table in TABLES:
+        names.append(table_file(table))
+        _write_parquet(getattr(tables, table), directory / names[-1])
+    names.append(table_file(FIT))
+    (directory / names[-1]).write_text(
         json.dumps(tables.fit, sort_keys=True, separators=(",", ":")), "utf-8"
     )
-    names = list(DATA_FILES)
-    if tables.residuals is not None:
-        _write_parquet(tables.residuals, directory / "residuals.parquet")
-        names.append("residuals.parquet")
+    for table in OPTIONAL_TABLES:
+        frame = getattr(tables, table)
+        if frame is not None:
+            names.append(table_file(table))
+            _write_parquet(frame, directory / names[-1])
     return {name: sha256_file(directory / name) for name in names}
 
 
@@ -101,8 +111,7 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
         shutil.rmtree(scratch)
     hashes = write_tables(tables, scratch)
     digest = content_hash(hashes)
-    draft = {"format_version": FORMAT_VERSION, "content_hash": digest, "files": hashes, **facts}
-    write_manifest(scratch, draft)
+    write_manifest(scratch, draft_manifest(hashes, digest, facts))
     target = staging_root / digest
     if target.exists():
         shutil.rmtree(scratch)
@@ -210,13 +219,13 @@ def publish(
     scratch.mkdir()
     for name in listed_files(draft, staged):
         shutil.copyfile(staged / name, scratch / name)
-    manifest = {
-        **draft,
-        **(extra_manifest or {}),
-        "version": version,
-        "parent": parent,
-        "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    manifest = published_manifest(
+        draft,
+        extra_manifest or {},
+        version,
+        parent,
+        datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     digest = write_manifest(scratch, manifest)
     verify(scratch, digest=digest)
     os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile

@@ -38,7 +38,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
             found[path] = child
             walk(path, child)
 
-    walk("", build_parser())
+    walk("", build_parser(complete=True))  # every command's options, not only its name
     return found
 
 

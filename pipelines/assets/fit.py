@@ -5,10 +5,9 @@ import os
 import dagster as dg
 
 from pipelines.assets.matrix import score_matrix
-from pipelines.assets.sources import DUCKDB_POOL
 from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
-from pipelines.resources import PublishGateResource, WarehouseResource
+from pipelines.resources import DUCKDB_POOL, PublishGateResource, WarehouseResource
 from pipelines.settings import DRIFT_CHECKS, fit_params, guard_thresholds, parse_accepted
 from pipelines.stages.figures import (
     add_guard_figures,

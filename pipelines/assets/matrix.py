@@ -3,10 +3,10 @@
 import dagster as dg
 import polars as pl
 
-from pipelines.assets.sources import DUCKDB_POOL, scores_key
+from pipelines.assets.sources import scores_key
 from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
-from pipelines.resources import WarehouseResource
+from pipelines.resources import DUCKDB_POOL, WarehouseResource
 from pipelines.sources import SOURCES
 from pipelines.stages.normalize import normalize_scores, resolution_summary, unresolved_names
 from pipelines.stages.quality import frame_markdown

@@ -15,14 +15,13 @@ import dagster as dg
 from pipelines.crash_hook import crash_point
 from pipelines.fetch.budget import FetchBudget, run_started_at
 from pipelines.fetch.transports import FetchError
+from pipelines.resources import DUCKDB_POOL as DUCKDB_POOL  # its home: pipelines.resources
 from pipelines.resources import FetcherResource, WarehouseResource
 from pipelines.settings import fetch_deadlines
 from pipelines.sources.base import Source
 from pipelines.stages.ingest import ingest_source
 from pipelines.stages.parse import parse_source
 from warehouse.payloads import last_good_fetch
-
-DUCKDB_POOL = "duckdb"  # one writer at a time: dagster.yaml sets the pool limit to 1
 
 
 def payloads_key(source: Source) -> dg.AssetKey:

@@ -16,9 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipelines.fetch.transports import Deadline, FetchError
-from pipelines.settings import RUN_DEADLINE_ENV, SOURCE_DEADLINE_ENV, FetchDeadlines
 
 SOURCE, RUN = "source", "run"
+SOURCE_DEADLINE_ENV = "BENCHPRESS_SOURCE_DEADLINE"
+RUN_DEADLINE_ENV = "BENCHPRESS_RUN_DEADLINE"
+
+
+@dataclass(frozen=True)
+class FetchDeadlines:
+    """Time budgets above the per-URL one (BENCHPRESS_FETCH_DEADLINE, 120 s): a mirror that
+    answers each of a source's hundreds of files just in time must not hold the refresh (and
+    its lock) for hours. A source that spends one fails stale; the run goes on."""
+
+    source: float = 600.0  # one source's fetch, every URL and retry included
+    run: float = 1800.0  # every source's fetch in one refresh run, from the run's start
 
 
 class DeadlineExceeded(FetchError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 import zlib
@@ -133,10 +134,23 @@ def _retry_after_seconds(value: str | None, cap: float) -> float | None:
     return max(0.0, min(seconds, cap))
 
 
+def seconds_setting(name: str, default: float) -> float:
+    """The environment variable `name` as a positive, finite number of seconds (unset or
+    empty: `default`); anything else is a ValueError naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):  # NaN fails this too
+        raise ValueError(f"{name} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
 def deadline_from_env() -> float:
     """BENCHPRESS_FETCH_DEADLINE in seconds (default 120); a bad value is an error, not a guess."""
-    from pipelines.settings import seconds_setting
-
     return seconds_setting(DEADLINE_ENV, DEFAULT_DEADLINE)
 
 

@@ -33,8 +33,6 @@ import polars as pl
 
 from pipelines.identity.rules import normalise_base
 
-HEADLINE_SOURCES = frozenset({"benchpress_matrix", "llm_stats"})  # vendor-reported headline numbers
-
 
 @dataclass(frozen=True)
 class CatalogueRow:

@@ -2,7 +2,9 @@
 
 A frontier source whose rows stop resolving (it renamed its models, changed a key, added a
 grammar the rules do not read) must not quietly shrink the matrix: when the share of its
-placeable rows that stay unresolved exceeds the configured bound, the check fails.
+placeable rows that stay unresolved exceeds the configured bound, the check fails. The frontier
+sources are those whose models the matrix is about (`frontier` in their `Source`), not the long
+tails of the Open LLM Leaderboard, EvalPlus or LiveCodeBench's few rows.
 
 Placeable rows are rows with a value that are not deliberately excluded (human baselines, agent
 systems, reviewed unmapped benchmarks); unresolved = `unresolved_model` + `unresolved_benchmark`.
@@ -15,18 +17,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
-# Sources whose models are the frontier the matrix is about (not the long tails of the Open LLM
-# Leaderboard, EvalPlus or LiveCodeBench's few rows).
-FRONTIER_SOURCES: tuple[str, ...] = (
-    "benchpress_matrix",
-    "livebench",
-    "epoch_ai",
-    "aider",
-    "swebench",
-    "llm_stats",
-    "arc_prize",
-    "lmarena",
-)
+from pipelines.sources import FRONTIER_SOURCES
+
 # llm-stats carries ~150 benchmarks reported for one or two models each, left unmapped on
 # purpose (12.6% of its rows on the embedded default); every other frontier source is under 4%.
 DEFAULT_MAX_UNRESOLVED_SHARE = 0.15

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from pipelines.identity.catalogue import HEADLINE_SOURCES, Catalogue, Identity
+from pipelines.identity.catalogue import Catalogue, Identity
 from pipelines.identity.registry import (
     CANONICAL_SOURCE,
     DISTANCE_UNITS,
@@ -38,15 +38,9 @@ from pipelines.identity.registry import (
     PERCENT_UNITS,
     Registry,
 )
-from pipelines.identity.rules import (
-    DISPLAY_FIELD,
-    IDENTITY_FROM,
-    NAME_FIELD,
-    ParsedName,
-    normalise_base,
-    parse_name,
-)
+from pipelines.identity.rules import IDENTITY_FROM, ParsedName, normalise_base, parse_name
 from pipelines.identity.settings import Setting
+from pipelines.sources import DISPLAY_FIELD, HEADLINE_SOURCES, NAME_FIELD
 
 # Resolution of a row: the benchmark, then the model, then the value.
 RESOLUTIONS = ("resolved", "unresolved_model", "unresolved_benchmark", "rejected", "excluded")

@@ -2,12 +2,13 @@
 
 No fuzzy matching anywhere: every step below is an exact rewrite that a reviewer can read.
 
-1. Pick the field that names the model per source (`NAME_FIELD`): Aider's key is a run
+1. Pick the field that names the model per source (its `name_field`, `pipelines.sources`
+   `NAME_FIELD`): Aider's key is a run
    directory and Open LLM Leaderboard's key carries precision and a commit, so their display
    names are parsed; SWE-bench rows name agent *systems* and only the per-model mini-swe-agent
    runs are placed, from their `Model:` tag. A row whose parser found that the display name, not
    the key, names its model says so in `extra["identity_from"]` (`IDENTITY_FROM`). Where a
-   display name adds a date or setting to an API-id key (`DISPLAY_FIELD`: LiveCodeBench's
+   display name adds a date or setting to an API-id key (`display_field`: LiveCodeBench's
    `Claude-3.7-Sonnet (Thinking)` for `claude-3-7-sonnet-20250219`), both are read.
 2. Drop footnote markers; a name joining two models (`o3 (high) + gpt-4.1`, `R1 + Sonnet`) is an
    ensemble and is not placed.
@@ -137,19 +138,15 @@ MONTHS = {
     for m in names
 }
 
-# Which field names the model, per source (default: model_key).
-# LMArena's MT-Bench/MMLU/Arena-Hard tables key models by old LMSYS ids (`wizardlm-13b`) and
-# show the arena's display name (`WizardLM-13b-v1.2`), which is also the arena tables' key.
-NAME_FIELD = {"aider": "model_name", "open_llm_leaderboard": "model_name", "lmarena": "model_name"}
-# A row may override its source's field: `extra["identity_from"] == "model_name"` says the display
-# name, not the key, names the model of that row (Epoch AI rows whose `Name` contradicts their
-# `Model version`: `DeepSeek-V3 Base` filed under `DeepSeek-V3`).
+# Which field names the model is the source's `name_field` (default: model_key; `NAME_FIELD` in
+# `pipelines.sources`). A row may override its source's field: `extra["identity_from"] ==
+# "model_name"` says the display name, not the key, names the model of that row (Epoch AI rows
+# whose `Name` contradicts their `Model version`: `DeepSeek-V3 Base` filed under `DeepSeek-V3`).
 IDENTITY_FROM = "identity_from"
-# Sources whose display name states the snapshot date or setting next to an API-id key: the key is
-# parsed and the display name's date and setting fill what the key does not state (SWE-bench's
-# per-model runs do the same from their `Model:` tag). LiveCodeBench keys
-# `claude-3-7-sonnet-20250219` and shows `Claude-3.7-Sonnet (Thinking)`.
-DISPLAY_FIELD = {"livecodebench": "model_name"}
+# Where a display name states the snapshot date or setting next to an API-id key (the source's
+# `display_field`, `DISPLAY_FIELD`), the key is parsed and the display name's date and setting
+# fill what the key does not state (SWE-bench's per-model runs do the same from their `Model:`
+# tag). LiveCodeBench keys `claude-3-7-sonnet-20250219` and shows `Claude-3.7-Sonnet (Thinking)`.
 
 
 # ----------------------------------------------------------------------------- the result

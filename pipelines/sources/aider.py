@@ -218,5 +218,9 @@ SOURCE = Source(
     parse=parse,
     licence="Apache-2.0 (Aider-AI/aider repository)",
     attribution="Paul Gauthier and Aider contributors, Aider LLM Leaderboards, aider.chat",
+    priority=50,
+    frontier=True,
+    name_field="model_name",  # the key is a run directory
+    run_costs=True,
     max_bytes=4 * 1024 * 1024,
 )

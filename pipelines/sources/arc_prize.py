@@ -205,5 +205,8 @@ SOURCE = Source(
     licence="No licence stated; data belongs to ARC Prize Foundation (public, attribution "
     "required, terms unclear)",
     attribution="ARC Prize Foundation, ARC-AGI leaderboard, https://arcprize.org/leaderboard",
+    priority=30,
+    frontier=True,
+    run_costs=True,
     max_bytes=8 * 1024 * 1024,
 )

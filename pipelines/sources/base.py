@@ -81,10 +81,30 @@ class Source:
     parse: Parser
     licence: str
     attribution: str
+    # Which observation of a cell the matrix publishes when several sources report it: lower
+    # wins (after BenchPress's own citations and the benchmark's owner; `pipelines.transforms.
+    # matrix`). Required and unique across the registry, so a new source states where it
+    # stands: first-party numbers before leaderboards before aggregators. Steps of 10 leave room.
+    priority: int
     max_bytes: int = 32 * 1024 * 1024
     # For multi-file sources: given the payloads of `urls` (e.g. a listing), the further URLs.
     discover: Callable[[Mapping[str, bytes]], Sequence[str]] | None = None
     max_files: int = 5000
+    # The frontier the matrix is about: the identity gate fails when too many of its rows stop
+    # resolving (`pipelines.identity.checks`); not the long tails of small leaderboards.
+    frontier: bool = False
+    # Vendor-reported headline numbers: a row that states no setting is the model at its
+    # canonical (headline) setting, not its default (`pipelines.identity.catalogue`).
+    headline: bool = False
+    # The field of SCORE_SCHEMA whose text names the model (`pipelines.identity.rules`): the
+    # source-native key, or the display name where the key is a run folder or carries extras.
+    name_field: str = "model_key"
+    # A field read beside `name_field` for the date or setting the name leaves out (an API-id
+    # key shown as `Claude-3.7-Sonnet (Thinking)`); None: nothing more to read.
+    display_field: str | None = None
+    # The rows' `extra` says what a run of the benchmark cost in USD (`cost`; ARC Prize's
+    # `cost_per_task`): the snapshot's run costs are their medians (`pipelines.stages.costs`).
+    run_costs: bool = False
 
     def describe(self) -> dict[str, object]:
         return {

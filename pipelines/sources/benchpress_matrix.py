@@ -127,5 +127,8 @@ SOURCE = Source(
     parse=parse,
     licence="CDLA-Permissive-2.0 (scores); MIT (code)",
     attribution='Zeng & Papailiopoulos, "You Don\'t Need to Run Every Eval", 2026.',
+    priority=0,  # audited citations: first in every cell
+    frontier=True,
+    headline=True,
     max_bytes=16 * 1024 * 1024,
 )

@@ -475,5 +475,7 @@ SOURCE = Source(
     "whose own terms also apply",
     attribution="Epoch AI, 'Data on AI Benchmarking'. Published online at epoch.ai. "
     "Retrieved from https://epoch.ai/benchmarks",
+    priority=100,  # last: an aggregator, many numbers re-published from elsewhere
+    frontier=True,
     max_bytes=16 * 1024 * 1024,
 )

@@ -92,5 +92,7 @@ SOURCE = Source(
     attribution=(
         "White et al., LiveBench: A Challenging, Contamination-Free LLM Benchmark, ICLR 2025."
     ),
+    priority=20,
+    frontier=True,
     max_bytes=8 * 1024 * 1024,
 )

@@ -19,8 +19,8 @@ can be recomputed from the same payload later. One row per model, benchmark key 
 
 `model_key` is `model_name` (the API id); `model_name` in the output is `model_repr`, which can
 state a setting the API id does not (`claude-3-7-sonnet-20250219` is shown as
-`Claude-3.7-Sonnet (Thinking)`, `model_style` `Claude3Thinking`): identity reads both
-(`DISPLAY_FIELD` in `pipelines/identity/rules.py`), so that run is the thinking one. A model
+`Claude-3.7-Sonnet (Thinking)`, `model_style` `Claude3Thinking`): identity reads both (the
+source's `display_field`, `pipelines/identity/rules.py`), so that run is the thinking one. A model
 listed without records is kept with a null value and a `rejected` reason; records naming a model
 missing from `models` are still aggregated (keyed by their display name) with a note. Repeated
 (model, problem) records with the same value are counted once; with different values they are a
@@ -215,5 +215,9 @@ SOURCE = Source(
         "Jain et al., LiveCodeBench: Holistic and Contamination Free Evaluation of Large Language "
         "Models for Code, ICLR 2025."
     ),
+    priority=70,
+    # keys `claude-3-7-sonnet-20250219`, shows `Claude-3.7-Sonnet (Thinking)`: the display
+    # name's date and setting fill what the key does not state
+    display_field="model_name",
     max_bytes=8 * 1024 * 1024,
 )

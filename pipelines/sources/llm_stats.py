@@ -461,6 +461,9 @@ SOURCE = Source(
     attribution=(
         "LLM Stats (llm-stats.com), github.com/JonathanChavezTamales/llm-leaderboard, CC BY 4.0."
     ),
+    priority=10,  # first-party: vendor-reported headline numbers
+    frontier=True,
+    headline=True,
     max_bytes=8 * 1024 * 1024,
     discover=discover,
     max_files=MAX_FILES,

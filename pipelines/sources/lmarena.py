@@ -304,5 +304,10 @@ SOURCE = Source(
         "Chiang et al., Chatbot Arena: An Open Platform for Evaluating LLMs by Human Preference, "
         "ICML 2024; CSVs converted by github.com/fboulnois/llm-leaderboard-csv."
     ),
+    priority=60,
+    frontier=True,
+    # the MT-Bench/MMLU/Arena-Hard tables key models by old LMSYS ids (`wizardlm-13b`) and show
+    # the arena's display name (`WizardLM-13b-v1.2`), which is also the arena tables' key
+    name_field="model_name",
     max_bytes=4 * 1024 * 1024,
 )

@@ -262,5 +262,7 @@ SOURCE = Source(
         "Fourrier et al., Open LLM Leaderboard v2, Hugging Face, 2024; "
         "CSV by github.com/fboulnois/llm-leaderboard-csv."
     ),
+    priority=90,
+    name_field="model_name",  # the key carries precision and a commit
     max_bytes=16 * 1024 * 1024,
 )

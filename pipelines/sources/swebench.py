@@ -167,5 +167,8 @@ SOURCE = Source(
     licence="CC BY-NC 4.0 (SWE-bench/swe-bench.github.io repository): non-commercial",
     attribution="Jimenez et al., SWE-bench: Can Language Models Resolve Real-World GitHub Issues?, "
     "ICLR 2024; leaderboard data from swebench.com",
+    priority=40,
+    frontier=True,
+    run_costs=True,
     max_bytes=32 * 1024 * 1024,  # 4.2 MB in Dec 2025 and growing (per-instance details)
 )

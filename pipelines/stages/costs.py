@@ -2,15 +2,18 @@
 
 Aider reports the USD cost of each whole run (`total_cost`), SWE-bench the USD cost of each
 submission (`cost`), ARC Prize the USD cost per task (`costPerTask`; ARC-AGI-3 a total `cost`).
-The parsers keep these in each row's `extra` JSON. Per benchmark the median over the runs that
-report a positive cost is published in the snapshot's benchmark table (`run_cost_usd`, with
-`run_cost_reports` runs behind it); the predictor turns it into the probe-selection cost
-(`predictor.trust.costs`). Zero means "free or unknown" in these sources and is left out.
+The parsers keep these in each row's `extra` JSON (the sources with `run_costs` set). Per
+benchmark the median over the runs that report a positive cost is published in the snapshot's
+benchmark table (`run_cost_usd`, with `run_cost_reports` runs behind it); the predictor turns it
+into the probe-selection cost (`predictor.trust.costs`). Zero means "free or unknown" in these
+sources and is left out.
 """
 
 from __future__ import annotations
 
 import polars as pl
+
+from pipelines.sources import RUN_COST_SOURCES
 
 # Tasks in one full run of the ARC Prize evaluation sets (ARC Prize's published set sizes):
 # per-task costs times these give a run's cost.
@@ -40,16 +43,13 @@ def run_cost_facts(normalized: pl.DataFrame) -> pl.DataFrame:
         (pl.col("resolution") == "resolved")
         & pl.col("benchmark_id").is_not_null()
         & pl.col("extra").is_not_null()
-        & pl.col("source").is_in(["aider", "swebench", "arc_prize"])
+        & pl.col("source").is_in(list(RUN_COST_SOURCES))
     )
     if rows.is_empty():
         return pl.DataFrame(schema=RUN_COST_SCHEMA)
     tasks = pl.col("benchmark_id").replace_strict(ARC_TASKS_PER_RUN, default=None)
-    per_run = (
-        pl.when(pl.col("source") == "arc_prize")
-        .then(pl.coalesce(_number("cost"), _number("cost_per_task") * tasks))
-        .otherwise(_number("cost"))
-    )
+    # a run's cost, else (ARC Prize) its cost per task times the set's tasks
+    per_run = pl.coalesce(_number("cost"), _number("cost_per_task") * tasks)
     return (
         rows.select("benchmark_id", per_run.alias("usd"))
         .drop_nulls("usd")

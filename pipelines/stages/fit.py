@@ -11,14 +11,15 @@ import polars as pl
 from pipelines.identity.registry import Registry, load_registry
 from pipelines.stages.side_information import fit_side_information
 from pipelines.transforms.matrix import select_for_fit
-from predictor.calibration import calibrate_fold_in
-from predictor.methods.bayesian import BayesianCompleter
+from predictor.fitting import fit_calibrated
+from predictor.methods.base import Completer
+from predictor.methods.registry import DEFAULT_METHOD, make_completer
 from predictor.side_information import SideInformation
 
 
 @dataclass(frozen=True)
 class FitParams:
-    """The completer's settings (BayesianCompleter defaults) and the fit's matrix selection."""
+    """The default method's settings (its defaults) and the fit's matrix selection."""
 
     rank: int = 4
     n_chains: int = 8
@@ -28,8 +29,9 @@ class FitParams:
     min_per_model: int = 15  # BenchPress's selection: models and benchmarks with enough
     min_per_benchmark: int = 8  # observations to pin their factors down
 
-    def completer(self) -> BayesianCompleter:
-        return BayesianCompleter(
+    def completer(self) -> Completer:
+        return make_completer(
+            DEFAULT_METHOD,
             rank=self.rank,
             n_chains=self.n_chains,
             n_burn=self.n_burn,
@@ -44,7 +46,7 @@ class FitResult:
     benchmark_ids: list[str]
     scales: list[str]
     values: np.ndarray
-    completer: BayesianCompleter
+    completer: Completer
     figures: dict[str, Any]
     side: SideInformation | None = None  # what the fit knew besides the scores
 
@@ -92,17 +94,11 @@ def fit_matrix(
         )
     model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
     side = fit_side_information(model_ids, benchmark_ids, cells, registry or load_registry())
-    side_kwargs = side.fit_kwargs()
-    completer = params.completer().fit(values, scales, **side_kwargs)
     # new-model intervals calibrated on held-out models of this matrix (predictor.calibration)
-    calibration = calibrate_fold_in(
-        values,
-        scales,
-        params.completer,
-        random_state=params.random_state,
-        fit_kwargs=side_kwargs,
+    completer, _ = fit_calibrated(
+        values, scales, params.completer, side, random_state=params.random_state
     )
-    completer.fold_in_calibration_ = calibration
+    calibration = completer.fold_in_calibration_
     observed = ~np.isnan(values)
     z_obs = completer.transform_.transform(values)
     z_filled = np.where(observed, z_obs, completer.z_pred_)
@@ -119,9 +115,7 @@ def fit_matrix(
         "variance_share_top2": round(shares[1], 6),
         "variance_share_top3": round(shares[2], 6),
         "in_sample_medae": round(float(np.median(in_sample)), 6),
-        "median_benchmark_noise_sd_z": round(
-            float(np.median(np.sqrt(completer.benchmark_noise_))), 6
-        ),
+        "median_benchmark_noise_sd_z": round(float(np.median(completer.noise_scale_z())), 6),
         "fold_in_factor90_by_known": {
             label: round(row[calibration.levels.index(0.9)], 6)
             for label, row in zip(calibration.stratum_labels(), calibration.factors, strict=True)

@@ -22,6 +22,14 @@ from predictor.transforms import ScaleTransform
 
 HOLDOUT_SEED = 20261130
 HOLDOUT_FOLDS = 3
+# The publish gate's drift checks (`pipelines.checks`): each compares the staged snapshot with
+# the last published one; `--accept-drift` names them (`pipelines.settings.parse_accepted`).
+DRIFT_CHECKS = (
+    "loading_subspace_stable",
+    "holdout_error_stable",
+    "cells_not_lost",
+    "predictions_stable",
+)
 
 
 def largest_complete_submatrix(

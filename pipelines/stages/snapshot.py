@@ -10,13 +10,14 @@ from typing import Any
 
 import polars as pl
 
-from pipelines.identity.registry import Registry
-from pipelines.settings import DRIFT_CHECKS
+from pipelines.identity.registry import CANONICAL_SOURCE, Registry
 from pipelines.stages.costs import run_cost_facts
 from pipelines.stages.fit import FitParams, FitResult
+from pipelines.stages.quality import DRIFT_CHECKS
 from pipelines.stages.side_information import release_dates
 from predictor.families import model_families
 from predictor.fitted_state import export_state
+from predictor.snapshot_layout import CELL_RENAMES
 from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 
@@ -45,7 +46,7 @@ def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
         resolved.filter(pl.col("model_name").is_not_null())
         .group_by("model_id", "model_name")
         .agg(
-            (pl.col("source") == "benchpress_matrix").any().alias("canonical"),
+            (pl.col("source") == CANONICAL_SOURCE).any().alias("canonical"),
             (pl.col("setting").fill_null("") == pl.col("model_id").str.extract(r"@(.+)$", 1))
             .fill_null(pl.col("setting").is_null())
             .any()
@@ -162,7 +163,7 @@ def alias_table(normalized: pl.DataFrame) -> pl.DataFrame:
     # budgets "Claude Opus 4", llm-stats calls both 3.5 Sonnet snapshots "Claude 3.5 Sonnet".
     # Where the canonical source uses the name, its reading wins; otherwise a name that maps to
     # several ids is dropped (the resolver then lists the close matches instead of guessing).
-    canonical_row = pl.col("source") == "benchpress_matrix"
+    canonical_row = pl.col("source") == CANONICAL_SOURCE
     contested = pl.col("id").n_unique().over("kind", "name") > 1
     canonical_uses = canonical_row.any().over("kind", "name")
     keep = ~contested | (canonical_uses & canonical_row)
@@ -182,7 +183,7 @@ def snapshot_tables(
         "state": export_state(fit.completer),
     }
     return SnapshotTables(
-        cells=cells.rename({"payload_url": "url"}).sort("model_id", "benchmark_id"),
+        cells=cells.rename(CELL_RENAMES).sort("model_id", "benchmark_id"),
         models=model_table(normalized, cells, fit, registry),
         benchmarks=benchmark_table(registry, cells, fit, run_cost_facts(normalized)),
         aliases=alias_table(normalized),

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from predictor.env_choice import env_choice
+from predictor.paths import snapshot_store_dir
+from predictor.snapshots import list_versions
 
 INSTANCE_ENV = "BENCHPRESS_INSTANCE"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -125,7 +127,7 @@ def describe_failure(exc: BaseException, settings: PostgresSettings) -> str:
 
 def check_postgres(settings: PostgresSettings, timeout: int = CONNECT_TIMEOUT_SECONDS) -> None:
     """Connect once and run `SELECT 1`; InstanceUnavailable saying why when that fails."""
-    import psycopg2
+    import psycopg2  # deferred: psycopg2 is the `team` extra's, only for the team profile
 
     try:
         connection = psycopg2.connect(
@@ -189,7 +191,7 @@ def storage_lost(exc: BaseException) -> str | None:
     PostgreSQL failing mid-run; None for anything else (and for the local profile)."""
     if instance_profile() != "team":
         return None
-    import sqlalchemy.exc
+    import sqlalchemy.exc  # deferred: ~0.3 s to import, needed only by the team profile
 
     errors = list(_chain(exc))
     lost = [
@@ -225,9 +227,6 @@ def storage_loss_reported(home: Path, quiet: bool = True) -> Iterator[None]:
     """Turn the team instance's PostgreSQL going away inside the block into `InstanceLost`:
     what was lost, whether a snapshot was published before that, and what happens next.
     `quiet` drops dagster-postgres's reconnect warnings meanwhile (not with --verbose)."""
-    from predictor.paths import snapshot_store_dir
-    from predictor.snapshots import list_versions
-
     store = snapshot_store_dir(home)
     before = set(list_versions(store)) if store.is_dir() else set()
     root = logging.getLogger()

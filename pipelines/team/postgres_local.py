@@ -298,7 +298,7 @@ class LocalPostgres:
         """Rows of `sql` on the server's database, over TCP with its credentials (none for a
         statement without a result; `autocommit` for one that cannot run in a transaction,
         such as CREATE DATABASE)."""
-        import psycopg2
+        import psycopg2  # deferred: psycopg2 is the `team` extra's (the dev extra has it too)
 
         connection = psycopg2.connect(
             host=self.host,

@@ -33,7 +33,7 @@ class LocalS3:
 
     def start(self) -> LocalS3:
         try:
-            from moto.server import ThreadedMotoServer
+            from moto.server import ThreadedMotoServer  # deferred: dev extra only, optional
         except ImportError:
             raise S3Unavailable(
                 "moto's S3 server is not installed; install the dev extra: "

@@ -14,7 +14,7 @@ cell the published one is chosen by, in order:
    SWE-bench for the bash-only board, Epoch AI for its own runs, LMArena for arena scores);
 3. first-party (vendor-reported) numbers (`llm_stats`), then the other leaderboards, then
    aggregators that republish third-party numbers (`epoch_ai`'s `*_external` files) - the
-   order of SOURCE_PRIORITY;
+   order of SOURCE_PRIORITY, each source's `priority` (`pipelines.sources`);
 4. within one source, the preferred setting: the benchmark's `reference_agent` (Terminus 2 for
    Terminal-Bench), then rows that name no agent or scaffold, then the rest;
 5. the newest evaluation date, then the most recently fetched payload, then the row order in
@@ -36,48 +36,20 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from pipelines.identity.registry import CANONICAL_SOURCE, load_registry
+from pipelines.sources import SOURCE_PRIORITY
 from pipelines.sources.base import natural_order
+from predictor.snapshot_layout import MATRIX_CELL_COLUMNS
 
-SOURCE_PRIORITY: tuple[str, ...] = (
-    "benchpress_matrix",  # audited citations, thinking-on headline numbers, pass@1
-    "llm_stats",  # first-party: vendor-reported headline numbers
-    "livebench",
-    "arc_prize",
-    "swebench",
-    "aider",
-    "lmarena",
-    "livecodebench",
-    "evalplus",
-    "open_llm_leaderboard",
-    "epoch_ai",  # aggregator: many numbers re-published from elsewhere
-)
 CONFLICT_THRESHOLD = 3.0
 CELL = ["model_id", "benchmark_id"]
-CELL_COLUMNS = (
-    "model_id",
-    "benchmark_id",
-    "score",
-    "source",
-    "payload_url",
-    "payload_sha256",
-    "fetched_at",
-    "model_key",
-    "n_observations",
-    "row_ref",
-    "model_name",
-    "benchmark_key",
-    "setting",
-    "agent",
-    "raw_value",
-    "raw_unit",
-    "n_sources",
-)
+# The score matrix's columns: the snapshot's cells table before `payload_url` becomes `url`
+# (`predictor.snapshot_layout`).
+CELL_COLUMNS = MATRIX_CELL_COLUMNS
 
 
 def _benchmark_facts(benchmarks: pl.DataFrame | None) -> tuple[dict[str, str], dict[str, str]]:
     if benchmarks is None:
-        from pipelines.identity.registry import load_registry
-
         benchmarks = load_registry().benchmarks
     owners: dict[str, str] = {}
     agents: dict[str, str] = {}
@@ -103,7 +75,7 @@ def _ranked(
         return pl.col("benchmark_id").replace_strict(dict(mapping), default=None)
 
     source_rank = (
-        pl.when(pl.col("source") == "benchpress_matrix")
+        pl.when(pl.col("source") == CANONICAL_SOURCE)
         .then(0)
         .when(pl.col("source") == lookup(owners))
         .then(1)

@@ -45,10 +45,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from predictor.methods.base import SIDE_KEYWORDS, Placement
+from predictor.methods.bayesian_batch import BatchFoldIn
+from predictor.methods.bayesian_placement import bayes_placement
+from predictor.methods.bayesian_state import export_state, restore_state
 from predictor.methods.common import (
     check_level,
     check_row,
@@ -579,6 +583,9 @@ class BayesianCompleter:
         run-to-run spread.
     """
 
+    method: ClassVar[str] = "bayes"
+    side_information: ClassVar[frozenset[str]] = frozenset(SIDE_KEYWORDS)
+
     def __init__(
         self,
         rank: int = 4,
@@ -916,6 +923,54 @@ class BayesianCompleter:
         row = check_row(row, self.benchmark_params_.shape[1])
         return self._fold_in_within(row, *self._fold_in_z(row, features, group), width)
 
+    def new_model_side(self) -> tuple[np.ndarray | None, list[str]]:
+        """What a model folded in without side information is assumed to have: its features
+        in original units (with release dates: the newest date of the fit; None when the fit
+        had no features), and the families the fit knows (a family outside them gets the
+        population prior)."""
+        if len(self.feature_mean_) == 0:
+            return None, list(self.model_groups_)
+        default = self.new_model_features_ * self.feature_std_ + self.feature_mean_
+        return np.asarray(default, dtype=float), list(self.model_groups_)
+
+    def noise_scale_z(self) -> np.ndarray:
+        """Per-benchmark noise standard deviation in z-space (a typical model's)."""
+        return np.sqrt(self.benchmark_noise_)
+
+    def interval_multiplier(self, level: float) -> float:
+        """Half-width of the central `level` interval in units of the predictive scale
+        (`fold_in_predictive`), before any fold-in calibration."""
+        return self.interval_scale * student_t_quantile(0.5 + level / 2, float(self.nu))
+
+    def batch_fold_in(self, values: np.ndarray, n_draws: int | None = None) -> BatchFoldIn:
+        """Gaussian fold-in of every row of `values` at once (`BatchFoldIn`), for probe
+        selection and the trust figures."""
+        return BatchFoldIn(self, values, n_draws=n_draws)
+
+    def placement(
+        self,
+        values: np.ndarray,
+        model_noise: np.ndarray | None = None,
+        n_model_samples: int = 5,
+        random_state: int = 0,
+        new_models: bool = False,
+        groups: Sequence[str | None] | None = None,
+    ) -> Placement:
+        """The models of `values` placed for a new benchmark (`bayes_placement`); rows that
+        are `new_models` get a typical new model's noise unless `model_noise` says otherwise;
+        `groups` gives rows their family's prior."""
+        if model_noise is None and new_models:
+            model_noise = np.full(np.shape(values)[0], float(self.new_model_noise_))
+        return bayes_placement(self, values, model_noise, n_model_samples, random_state, groups)
+
+    def to_state(self) -> dict[str, Any]:
+        """Plain JSON-able state for a snapshot (`predictor.methods.bayesian_state`)."""
+        return export_state(self)
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], values: np.ndarray) -> BayesianCompleter:
+        return restore_state(cls, state, values)
+
     def _fold_in_within(
         self, row: np.ndarray, z_row: np.ndarray, var: np.ndarray, width: float
     ) -> np.ndarray:
@@ -1008,7 +1063,7 @@ class BayesianCompleter:
         var = mean_draws.var(axis=0) + param_var.mean(axis=0)
         return mean, var
 
-    def _model_prior(self, group: str | None) -> tuple[np.ndarray, np.ndarray]:
+    def model_prior(self, group: str | None) -> tuple[np.ndarray, np.ndarray]:
         """(mean (S, d), precision (S, d, d)) of a new model's vector: its family's when the
         fit saw the family, else the population's (a model of a family of its own)."""
         groups = getattr(self, "model_groups_", None) or []
@@ -1037,7 +1092,7 @@ class BayesianCompleter:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per kept draw s: the offset (S, m) and design (S, m, d) of every benchmark, and the
         Gaussian posterior mean (S, d) and covariance (S, d, d) of the new row's parameters.
-        `group` names the model's family (see `_model_prior`)."""
+        `group` names the model's family (see `model_prior`)."""
         d = 1 + int(self.rank)
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
@@ -1048,7 +1103,7 @@ class BayesianCompleter:
         design = design_all[:, known]  # (S, k, d)
         target = z_known[None, :] - offset[:, known]
         base_w = self.benchmark_precision_[:, known] / self.new_model_noise_
-        prior_mean, prior_prec = self._model_prior(group)
+        prior_mean, prior_prec = self.model_prior(group)
         prior_shift = (prior_prec @ prior_mean[..., None])[..., 0]
         weight = base_w
         for step in range(_FOLD_IN_REWEIGHTS + 1):

@@ -81,3 +81,19 @@ def student_t_quantile(prob: float, dof: float) -> float:
     angle = float(np.interp(target, mass, theta))
     t = math.sqrt(dof) * math.tan(min(angle, math.pi / 2 - 1e-12))
     return t if prob > 0.5 else -t
+
+
+def round_state(array: np.ndarray) -> list[Any]:
+    """Floats at 10 significant digits for snapshot state, so tiny BLAS-order differences
+    between machines do not change a snapshot's hash."""
+    array = np.asarray(array)
+    return (
+        np.vectorize(lambda x: float(f"{x:.10g}"), otypes=[float])(array).tolist()
+        if array.size
+        else []
+    )
+
+
+def finite_or_none(array: np.ndarray) -> list[float | None]:
+    """JSON has no infinity: open ends of a range are written as null."""
+    return [float(f"{x:.10g}") if np.isfinite(x) else None for x in np.asarray(array, float)]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
+from predictor.results import eee, inspect_log, lm_eval, tidy
 from predictor.results.errors import ResultsError
 from predictor.results.jsonio import load_json
 from predictor.results.paths import ResultFile
@@ -28,8 +29,6 @@ KNOWN_FORMATS = (
 
 def is_helm_file(path: str) -> bool:
     """A file of a HELM run folder: one of its known names, with a run_spec.json beside it."""
-    from pathlib import Path
-
     p = Path(path)
     return p.name in HELM_FILES and (p.parent / "run_spec.json").is_file()
 
@@ -44,8 +43,6 @@ def detect(file: ResultFile) -> tuple[str, object | None]:
     if not file.data.strip():
         raise ResultsError(file.path, "the file is empty")
     doc = load_json(file.data, file.path)
-    from predictor.results import eee, inspect_log, lm_eval, tidy
-
     for fmt, module in (
         ("lm_eval", lm_eval),
         ("inspect", inspect_log),

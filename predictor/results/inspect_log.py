@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from predictor.results.errors import ResultsError
@@ -88,7 +89,7 @@ def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
 
 def _inspect_log_module():
     try:
-        import inspect_ai.log as inspect_log  # noqa: PLC0415 - optional extra, lazily
+        import inspect_ai.log as inspect_log  # noqa: PLC0415  # deferred: the optional `inspect` extra
     except ImportError:
         raise ResultsError(
             "inspect",
@@ -182,8 +183,6 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 def _installed_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("inspect_ai")
     except PackageNotFoundError:

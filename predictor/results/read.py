@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from predictor.results import detect as detection
+from predictor.results import helm
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult, result_frame
 from predictor.results.mapping import Overrides, map_rows
@@ -84,8 +85,6 @@ def read_results(
         file = read_file(path)
         rows.extend(map_rows(read_one(file), file, overrides))
     for folder, members in runs.items():
-        from predictor.results import helm
-
         read = {p.name: read_file(p) for p in members}
         for name in ("run_spec.json", "stats.json"):  # named on their own, without the folder
             if name not in read and (folder / name).is_file():

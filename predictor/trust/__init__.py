@@ -4,46 +4,45 @@ use-case profiles, what to run next, and suspicious observed scores.
 Pure matrix functions (`select_probes`, `flag_suspicious`) take values and scales; the
 `*_for` / bp-first functions take a loaded `BenchPress` (the thin `BenchPress` methods
 delegate to them).
+
+The names below are re-exported lazily (PEP 562): importing one submodule, such as
+`predictor.trust.costs`, does not import the others, so modules below the API can use the
+cost table without pulling in rankings (which use the API's answers).
 """
 
-from predictor.trust.costs import DEFAULT_COSTS, default_cost, resolve_costs
-from predictor.trust.next_benchmark import what_to_run_next
-from predictor.trust.probes import (
-    ProbeSelection,
-    probe_set_error,
-    select_probes,
-    select_probes_detailed,
-    select_probes_for,
-)
-from predictor.trust.profiles import PROFILES, profile, resolve_targets
-from predictor.trust.rankings import (
-    Comparison,
-    KnownComparison,
-    compare_models,
-    compare_with_known_models,
-    p_better,
-)
-from predictor.trust.suspicious import flag_suspicious, loo_residuals, suspicious_scores
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_COSTS",
-    "PROFILES",
-    "Comparison",
-    "KnownComparison",
-    "ProbeSelection",
-    "compare_models",
-    "compare_with_known_models",
-    "default_cost",
-    "flag_suspicious",
-    "loo_residuals",
-    "p_better",
-    "probe_set_error",
-    "profile",
-    "resolve_costs",
-    "resolve_targets",
-    "select_probes",
-    "select_probes_detailed",
-    "select_probes_for",
-    "suspicious_scores",
-    "what_to_run_next",
-]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "DEFAULT_COSTS": "costs",
+    "default_cost": "costs",
+    "resolve_costs": "costs",
+    "what_to_run_next": "next_benchmark",
+    "ProbeSelection": "probes",
+    "probe_set_error": "probes",
+    "select_probes": "probes",
+    "select_probes_detailed": "probes",
+    "select_probes_for": "probes",
+    "PROFILES": "profiles",
+    "profile": "profiles",
+    "resolve_targets": "profiles",
+    "Comparison": "rankings",
+    "KnownComparison": "rankings",
+    "compare_models": "rankings",
+    "compare_with_known_models": "rankings",
+    "p_better": "rankings",
+    "flag_suspicious": "suspicious",
+    "loo_residuals": "suspicious",
+    "suspicious_scores": "suspicious",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)

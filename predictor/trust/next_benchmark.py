@@ -84,6 +84,10 @@ def what_to_run_next(
     top: int | None = 5,
     level: float = 0.9,
     costs: Mapping[str, float] | None = None,
+    *,
+    model: str | None = None,
+    family: str | None = None,
+    release_date: str | None = None,
 ) -> pl.DataFrame:
     """Unobserved benchmarks ranked by expected target-width reduction per unit cost (those a
     team can run: not `costs.NOT_RUNNABLE`; they can still be targets).
@@ -94,10 +98,13 @@ def what_to_run_next(
     (mean widths in points over the percent targets; see the module docstring), reduction
     (mean relative width reduction over every target),
     reduction_per_cost, lm_eval_task and inspect_task (the tool task that runs the
-    benchmark, None when none is known; `predictor.results.runnable`).
+    benchmark, None when none is known; `predictor.results.runnable`). `model`, `family`
+    and `release_date`: the model's side information, as in `BenchPress.predict`.
     """
     _check_top(top)
     row = bp._probe_row(known_scores)
+    _, features, group = bp.side_for(model, family, release_date)
+    side = {"features": features, "group": group}
     comp = bp.completer_
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
@@ -110,8 +117,8 @@ def what_to_run_next(
     runnable = np.array([name not in NOT_RUNNABLE for name in names], dtype=bool)
     pool = np.flatnonzero(~known & runnable)  # what the team could run next
     _check_budget(budget, cost, names, pool)
-    mean = bp.in_range(comp.fold_in(row))
-    low, high = (bp.in_range(a) for a in comp.fold_in_interval(row, level=level))
+    mean = bp.in_range(comp.fold_in(row, **side))
+    low, high = (bp.in_range(a) for a in comp.fold_in_interval(row, level=level, **side))
     width0 = high[tcols] - low[tcols]
     percent = np.array([bp._scale.get(names[t]) == "percent" for t in tcols])
     shown = percent if percent.any() else np.ones(len(tcols), dtype=bool)  # width columns
@@ -122,7 +129,7 @@ def what_to_run_next(
             continue
         trial = row.copy()
         trial[c] = mean[c]
-        lo, hi = (bp.in_range(a) for a in comp.fold_in_interval(trial, level=level))
+        lo, hi = (bp.in_range(a) for a in comp.fold_in_interval(trial, level=level, **side))
         width1 = np.where(tcols == c, 0.0, hi[tcols] - lo[tcols])
         after = float(np.mean(width1[shown]))
         rel = float(np.mean(1.0 - width1 / np.maximum(width0, 1e-12)))

@@ -2,10 +2,11 @@
 
 Greedy forward selection against one completer fitted on the whole matrix. A candidate probe
 set P is scored by how well every model's observed target cells are predicted from its
-observed cells in P: each model is folded in (per-draw Gaussian posterior, `_foldin`) from its
-P cells only, and the score is the median absolute error, in original units, pooled over all
-(model, target) cells. A target that is itself in P is predicted from P without it
-(leave-the-target-out), so picking a target as a probe does not score it as exact.
+observed cells in P: each model is folded in (per-draw Gaussian posterior,
+`Completer.batch_fold_in`) from its P cells only, and the score is the median absolute
+error, in original units, pooled over all (model, target) cells. A target that is itself
+in P is predicted from P without it (leave-the-target-out), so picking a target as a probe
+does not score it as exact.
 
 Ties are broken by column order, the completer has a fixed seed: the result is deterministic.
 Costs (see `predictor.trust.costs`) only matter with a `budget`: candidates that no longer fit
@@ -17,14 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from predictor.calibration import held_out_models
-from predictor.methods.bayesian import BayesianCompleter
-from predictor.trust._foldin import BatchFoldIn
+from predictor.methods.base import Completer
+from predictor.methods.registry import default_completer
+from predictor.results.runnable import task_columns
 from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
+from predictor.trust.next_benchmark import benchmark_costs
+from predictor.trust.profiles import resolve_targets
 
 # Draws used for scoring candidate sets (of the completer's 40 kept draws): the ranking of
 # candidates is stable with fewer, and the search is ~2x faster.
@@ -48,8 +53,6 @@ class ProbeSelection:
     def to_frame(self) -> pl.DataFrame:
         """One row per probe; `lm_eval_task` / `inspect_task` name the tool task that runs
         it (None when no tool task is known; `predictor.results.runnable`)."""
-        from predictor.results.runnable import task_columns
-
         names = self.benchmarks or [str(c) for c in self.columns]
         return pl.DataFrame(
             {
@@ -85,7 +88,7 @@ class ProbeSelection:
 
 
 class _Scorer:
-    def __init__(self, engine: BatchFoldIn, targets: np.ndarray):
+    def __init__(self, engine: Any, targets: np.ndarray):
         self.engine = engine
         self.targets = targets
         obs = engine.observed[:, targets]
@@ -158,12 +161,14 @@ def _cross_fitted_scorers(
     groups = held_out_models(
         values,
         scales,
-        lambda: BayesianCompleter(random_state=random_state),
+        lambda: default_completer(random_state=random_state),
         n_splits,
         np.random.default_rng(random_state),
     )
     return [
-        _Scorer(BatchFoldIn(completer, np.where(inside[:, None], values, np.nan), n_draws), targets)
+        _Scorer(
+            completer.batch_fold_in(np.where(inside[:, None], values, np.nan), n_draws), targets
+        )
         for inside, completer in groups
     ]
 
@@ -177,7 +182,7 @@ def select_probes_detailed(
     budget: float | None = None,
     candidates: Sequence[int] | None = None,
     benchmarks: Sequence[str] | None = None,
-    completer: BayesianCompleter | None = None,
+    completer: Completer | None = None,
     n_draws: int | None = SELECTION_DRAWS,
     random_state: int = 0,
     min_coverage: float = 0.0,
@@ -189,7 +194,7 @@ def select_probes_detailed(
     `targets`/`candidates` are column indices (default: every column). `costs` is one cost per
     column or a mapping by benchmark id (needs `benchmarks`); default costs come from
     `predictor.trust.costs` when `benchmarks` is given, else 1.0 each. `completer` may be a
-    `BayesianCompleter` already fitted on `values` (else one is fitted here).
+    completer (`Completer`) already fitted on `values` (else one is fitted here).
     `min_coverage`: only columns observed for at least this share of the models are
     candidates (a probe few models ran helps few models; a new model is unlikely to have it).
     `progress(done, total)` is called after each candidate of each greedy step is looked at;
@@ -235,8 +240,8 @@ def select_probes_detailed(
         )
     else:
         if completer is None:
-            completer = BayesianCompleter(random_state=random_state).fit(values, scales)
-        scorers = [_Scorer(BatchFoldIn(completer, values, n_draws=n_draws), target_cols)]
+            completer = default_completer(random_state=random_state).fit(values, scales)
+        scorers = [_Scorer(completer.batch_fold_in(values, n_draws=n_draws), target_cols)]
     pooled = _Pooled(scorers)
     baseline = pooled.score_with([])
     chosen: list[int] = []
@@ -290,15 +295,15 @@ def probe_set_error(
     scales: Sequence[str],
     probes: Sequence[int],
     targets: Sequence[int] | None = None,
-    completer: BayesianCompleter | None = None,
+    completer: Completer | None = None,
     n_draws: int | None = SELECTION_DRAWS,
 ) -> float:
     """The selection score of a given probe set (in-sample MedAE of the targets)."""
     values = np.asarray(values, dtype=float)
     if completer is None:
-        completer = BayesianCompleter().fit(values, scales)
+        completer = default_completer().fit(values, scales)
     target_cols = np.arange(values.shape[1]) if targets is None else np.asarray(targets, int)
-    pooled = _Pooled([_Scorer(BatchFoldIn(completer, values, n_draws), np.unique(target_cols))])
+    pooled = _Pooled([_Scorer(completer.batch_fold_in(values, n_draws), np.unique(target_cols))])
     for column in probes:
         pooled.add(int(column))
     return pooled.score_with(list(probes))
@@ -342,9 +347,6 @@ def select_probes_for(
     `allowlist`: benchmarks allowed as probes (names, or one name; default: every fitted
     benchmark); `costs`: benchmark name -> cost overrides (`predictor.trust.costs`);
     `progress`: see `select_probes_detailed`."""
-    from predictor.trust.next_benchmark import benchmark_costs
-    from predictor.trust.profiles import resolve_targets
-
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
     target_cols = None if chosen is None else [bp._column[t] for t in chosen]

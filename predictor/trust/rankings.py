@@ -14,11 +14,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Any
 
 import polars as pl
 
-from predictor.api import Prediction
+from predictor.private import private_models
+from predictor.reference_names import reference_notes, resolve_reference
+from predictor.resolve import AmbiguousNameError, UnknownNameError
+from predictor.trust.missing_probes import split_targets
 from predictor.trust.profiles import resolve_targets
+from predictor.values import Prediction, SideUsed
 
 TIE_POINTS = 2.0
 TIE_P = (0.35, 0.65)
@@ -99,6 +104,7 @@ class Comparison:
 
     rankings: list[BenchmarkRanking]
     level: float
+    sides: dict[str, SideUsed] = field(default_factory=dict)  # each model's side information
 
     def to_frame(self) -> pl.DataFrame:
         rows = []
@@ -168,27 +174,36 @@ def compare_models(
     target_benchmarks,
     names: Sequence[str] | None = None,
     level: float = 0.9,
+    *,
+    models: Sequence[str | None] | None = None,
 ) -> Comparison:
-    """Predict every model from its probe dict and rank them on each target benchmark."""
+    """Predict every model from its probe dict and rank them on each target benchmark.
+
+    `models`: each model's name for its side information (`BenchPress.predict(...,
+    model=...)`: the family read from it; None = no name); default `names`, when given.
+    `.sides` says which family and release date each was folded in with."""
     if len(probes) < 2:
         raise ValueError("give at least two models' probe scores to compare")
+    if models is None:
+        models = list(names) if names is not None else [None] * len(probes)
     names = [f"model_{k + 1}" for k in range(len(probes))] if names is None else list(names)
+    if len(models) != len(probes):
+        raise ValueError("models must give one name (or None) per probe dict")
     if len(names) != len(probes) or len(set(names)) != len(names):
         raise ValueError("names must be unique, one per probe dict")
-    from predictor.missing_probes import split_targets
-
     target_benchmarks = split_targets(bp, target_benchmarks)  # lacking here: warned, left out
     targets = resolve_targets(target_benchmarks, bp.fit_benchmarks_, bp.resolve_benchmark)
     if targets is None:
         raise ValueError("target_benchmarks is required")
-    preds = [bp.predict(p, level=level) for p in probes]
+    preds = [bp.predict(p, level=level, model=m) for p, m in zip(probes, models, strict=True)]
     rankings = [
         rank_entries(
             t, [_entry(n, pr[t]) for n, pr in zip(names, preds, strict=True)], _direction(bp, t)
         )
         for t in targets
     ]
-    return Comparison(rankings, level)
+    sides = {n: p.side for n, p in zip(names, preds, strict=True)}
+    return Comparison(rankings, level, sides)
 
 
 @dataclass(frozen=True)
@@ -199,6 +214,7 @@ class KnownComparison:
     rankings: list[BenchmarkRanking]
     level: float
     notes: tuple[str, ...] = ()  # which id a reference name stood for (reference_names)
+    side: SideUsed | None = None  # the new model's side information (None: predictions given)
 
     def to_frame(self) -> pl.DataFrame:
         rows = []
@@ -250,7 +266,7 @@ class KnownComparison:
 
 
 def _new_model_predictions(
-    bp, predictions_or_probes: Mapping, level: float | None
+    bp, predictions_or_probes: Mapping, level: float | None, side: Mapping[str, Any]
 ) -> tuple[Mapping[str, Prediction], float]:
     """The new model's predictions and their level: `predict` output as given, else its probe
     scores predicted at `level` (default 0.9).
@@ -260,7 +276,7 @@ def _new_model_predictions(
     values = list(predictions_or_probes.values())
     if not values or not all(isinstance(v, Prediction) for v in values):
         level = 0.9 if level is None else level
-        return bp.predict(predictions_or_probes, level=level), level
+        return bp.predict(predictions_or_probes, level=level, **side), level
     levels = sorted({v.level for v in values})
     if len(levels) > 1:
         shown = ", ".join(f"{x:g}" for x in levels)
@@ -303,16 +319,11 @@ def _reference_id(bp, name: str, private: dict) -> str:
     """One reference name: a snapshot model's id (by `predictor.reference_names`: spellings,
     headline settings), else a private model's name, else a model of the catalogue snapshot
     (collected in `private`, ranked with its scores there)."""
-    from predictor.reference_names import resolve_reference
-    from predictor.resolve import AmbiguousNameError, UnknownNameError
-
     try:
         return resolve_reference(bp, name, catalogue=None).model_id
     except AmbiguousNameError:
         raise
     except UnknownNameError:
-        from predictor.private import private_models
-
         match = next((m for m in private_models() if m.name == name), None)
         if match is None:
             ref = resolve_reference(bp, name)  # else this snapshot's UnknownNameError
@@ -334,7 +345,7 @@ def _private_predictions(bp, model, targets: Sequence[str], level: float) -> dic
             f"private model {model.name!r} has no score on a benchmark fitted in snapshot "
             f"{bp.version}: it cannot be ranked there"
         )
-    return bp.predict(fitted, level=level, targets=list(targets))
+    return bp.predict(fitted, level=level, targets=list(targets), model=model.name)
 
 
 def compare_with_known_models(
@@ -344,6 +355,10 @@ def compare_with_known_models(
     targets="general_assistant",
     level: float | None = None,
     name: str = "new model",
+    *,
+    model: str | None = None,
+    family: str | None = None,
+    release_date: str | None = None,
 ) -> KnownComparison:
     """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
     models of the snapshot. A reference model's score on a benchmark is its observed cell
@@ -351,7 +366,8 @@ def compare_with_known_models(
     a private model (`benchpress models add`, by its exact name): its stored scores are its
     observed cells (sd 0), the rest is folded in from them with intervals. Targets default
     to the `general_assistant` profile (a profile name, a list, or None = every fitted
-    benchmark).
+    benchmark). With probe scores, `model`, `family` and `release_date` are the new model's
+    side information, as in `BenchPress.predict`.
 
     `level` defaults to the predictions' own level (0.9 for probe scores); with predictions,
     a different `level` raises (their intervals exist at one level only). Predictions must
@@ -360,7 +376,8 @@ def compare_with_known_models(
     a model without its setting at its headline setting, a model this snapshot lacks from
     the catalogue snapshot; the summary says which id each stood for); repeats, e.g. an id
     and its alias, count once, in first-seen order."""
-    preds, level = _new_model_predictions(bp, predictions_or_probes, level)
+    side = {"model": model, "family": family, "release_date": release_date}
+    preds, level = _new_model_predictions(bp, predictions_or_probes, level, side)
     chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
     chosen = list(bp.fit_benchmarks_) if chosen is None else chosen
     lacking = [t for t in chosen if t not in preds]
@@ -394,6 +411,5 @@ def compare_with_known_models(
             )
             entries.append(_entry(m, p))
         rankings.append(rank_entries(t, entries, _direction(bp, t)))
-    from predictor.reference_names import reference_notes
-
-    return KnownComparison(name, rankings, level, reference_notes(bp, reference_models, private))
+    notes = reference_notes(bp, reference_models, private)
+    return KnownComparison(name, rankings, level, notes, getattr(preds, "side", None))

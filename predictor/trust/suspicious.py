@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from predictor.methods.bayesian import BayesianCompleter
-from predictor.trust._foldin import BatchFoldIn
+from predictor.methods.base import Completer
+from predictor.methods.registry import default_completer
 from predictor.trust.scale_mix import mixed_scale_cells
 
 DEFAULT_THRESHOLD = 3.5
@@ -34,7 +34,7 @@ _SCHEMA = {
 def loo_residuals(
     values: np.ndarray,
     scales: Sequence[str] | None = None,
-    completer: BayesianCompleter | None = None,
+    completer: Completer | None = None,
     n_draws: int | None = None,
 ) -> pl.DataFrame:
     """Every observed cell with its leave-one-out prediction (original units) and z-score."""
@@ -42,8 +42,8 @@ def loo_residuals(
     if completer is None:
         if scales is None:
             raise ValueError("give scales or a fitted completer")
-        completer = BayesianCompleter().fit(values, scales)
-    engine = BatchFoldIn(completer, values, n_draws=n_draws)
+        completer = default_completer().fit(values, scales)
+    engine = completer.batch_fold_in(values, n_draws=n_draws)
     n, m = values.shape
     prec, shift = engine.system(range(m))
     parts = []
@@ -75,7 +75,7 @@ def flag_suspicious(
     values: np.ndarray,
     scales: Sequence[str],
     threshold: float = DEFAULT_THRESHOLD,
-    completer: BayesianCompleter | None = None,
+    completer: Completer | None = None,
 ) -> pl.DataFrame:
     """Observed cells with |leave-one-out z| > threshold, most extreme first."""
     _check_threshold(threshold)  # before the leave-one-out pass, not after
@@ -87,7 +87,7 @@ def residual_table(
     values: np.ndarray,
     model_ids: Sequence[str],
     benchmark_ids: Sequence[str],
-    completer: BayesianCompleter,
+    completer: Completer,
     cells: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Every fitted cell's leave-one-out check with ids (and its source when `cells` has one).

@@ -149,18 +149,24 @@ def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
 
 
 def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
-    """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`."""
-    params.check_allowed(query, ["version", "scores", "level", "targets"], "/api/predict")
+    """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`;
+    `side`: the family and release date the fold-in used (`SideUsed.as_dict`)."""
+    params.check_allowed(
+        query,
+        ["version", "scores", "level", "targets", "model", "family", "release_date"],
+        "/api/predict",
+    )
     bench = _bench(catalog, query)
     probes = params.scores(query)
     level = params.level(query)
+    side = {name: params.optional_name(query, name) for name in ("model", "family", "release_date")}
     wanted = params.names(query, "targets")  # optional: a profile or benchmarks, as in Python
     targets = (wanted[0] if len(wanted) == 1 else wanted) if wanted else None
     with warnings.catch_warnings(record=True) as caught:
         # what the CLI and Python warn about (scores that look like fractions), the page shows
         warnings.simplefilter("always", FractionScoresWarning)
         try:
-            predictions = bench.predict(probes, level=level, targets=targets)  # type: ignore[arg-type]
+            predictions = bench.predict(probes, level=level, targets=targets, **side)  # type: ignore[arg-type]
         except (UnknownNameError, ValueError, TypeError) as exc:
             raise bad_request(str(exc)) from None
     said = [str(w.message) for w in caught if issubclass(w.category, FractionScoresWarning)]
@@ -170,6 +176,7 @@ def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
         "level": level,
         "probes": resolved,
         "warnings": list(dict.fromkeys(said)),
+        "side": predictions.side.as_dict(),
         "predictions": [
             {k: _json_value(v) for k, v in predictions[b].as_dict().items()}
             for b in sorted(predictions)

@@ -60,6 +60,16 @@ def text(params: Params, name: str, default: str | None = None) -> str | None:
     return value
 
 
+def optional_name(params: Params, name: str, limit: int = 200) -> str | None:
+    """An optional short text (a model name, a family, a date): None when absent or blank."""
+    value = text(params, name)
+    if value is None or not value.strip():
+        return None
+    if len(value) > limit:
+        raise bad_request(f"parameter {name!r} is longer than {limit} characters")
+    return value.strip()
+
+
 def required_text(params: Params, name: str) -> str:
     value = text(params, name)
     if value is None or not value.strip():

@@ -39,8 +39,9 @@ class WebStackMissing(ValueError):
 def require_web_stack() -> None:
     """Import what serving needs, or say in one line how to install it."""
     try:
+        # deferred: the optional `web` extra; a missing one is said in one line
         import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
+        import uvicorn  # noqa: F401  # deferred: the optional `web` extra
     except ImportError as exc:
         raise WebStackMissing(
             f"the web page needs the `web` extra ({exc.name or 'starlette/uvicorn'} is "
@@ -76,10 +77,11 @@ class AppServer:
         limits: Limits = DEFAULT_LIMITS,
     ):
         require_web_stack()
-        import uvicorn
+        import uvicorn  # deferred: the optional `web` extra, checked just above
 
+        # deferred: the ASGI app needs starlette (the `web` extra)
         from predictor.web.asgi import create_app
-        from predictor.web.protocol import AppProtocol
+        from predictor.web.protocol import AppProtocol  # deferred: needs uvicorn
 
         self.catalog = catalog
         self.limits = limits

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipelines.identity.resolve import resolve_model_name
-from pipelines.identity.rules import NAME_FIELD
+from pipelines.sources import NAME_FIELD
 
 # (source, name, expected id, keyword arguments for resolve_model_name)
 CASES: dict[str, list[tuple]] = {

@@ -16,7 +16,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pipelines.run
-from pipelines.cli import stats_frame
+from pipelines.cli.warehouse import stats_frame
 from pipelines.run import RefreshOutcome, StepProgress, execute_with_progress
 from predictor.cli import main
 from predictor.paths import warehouse_path

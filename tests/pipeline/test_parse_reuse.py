@@ -23,7 +23,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from pipelines.cli import stats_frame
+from pipelines.cli.warehouse import stats_frame
 from pipelines.fetch.plan import fetch_source, payload_map
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, Fetcher
 from pipelines.identity.registry import load_registry

@@ -15,7 +15,7 @@ from pipelines.run import run_refresh
 from pipelines.settings import fit_params
 from pipelines.stages.rebuild import rebuild_as_of
 from predictor import BenchPress
-from predictor.cli import snapshot_diff
+from predictor.cli.snapshots import snapshot_diff
 from predictor.paths import snapshot_store_dir, warehouse_path
 from predictor.snapshots import list_versions, manifest_digest, read_manifest, verify
 from tests.support.replay_roots import older_replay_root

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from predictor.cli import main
-from predictor.cli_output import column_decimals, level_label
+from predictor.cli.output import column_decimals, level_label
 from predictor.paths import bundled_snapshot_dir
 from predictor.snapshots import list_versions
 

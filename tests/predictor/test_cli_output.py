@@ -21,7 +21,7 @@ from pipelines.sources import SOURCES
 from predictor import BenchPress
 from predictor.api import predictions_frame
 from predictor.cli import main
-from predictor.cli_output import Progress, progress_enabled
+from predictor.cli.output import Progress, progress_enabled
 from predictor.paths import bundled_snapshot_dir
 from predictor.snapshots import manifest_digest
 from predictor.stores import open_store
@@ -203,7 +203,7 @@ def test_snapshots_list_and_diff_csv(capsys, bp: BenchPress) -> None:
 
 
 def test_diff_frame_rows_follow_snapshot_diff() -> None:
-    from predictor.cli import diff_frame
+    from predictor.cli.snapshots import diff_frame
 
     diff = {
         "models_added": ["m-new"],

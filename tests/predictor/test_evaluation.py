@@ -11,8 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from predictor.cli_evaluate import format_peers, load_reference_recipe, peer_figures, register
-from predictor.cli_output import CommandError
+from predictor.cli.evaluate import format_peers, load_reference_recipe, peer_figures, register
+from predictor.cli.output import CommandError
 from predictor.completion import Completion, complete_matrix
 from predictor.evaluation import (
     DEFAULT_FOLDS_PATH,

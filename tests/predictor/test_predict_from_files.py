@@ -97,8 +97,9 @@ def test_one_model_of_several_by_name(bp: BenchPress, tmp_path: Path) -> None:
     )
     with pytest.raises(ResultsError, match=r"no results for model 'C' \(the files hold: A, B\)"):
         bp.predict(path, model="C")
-    with pytest.raises(TypeError, match="model= picks one model of a results frame or files"):
-        bp.predict({"gpqa_diamond": 70}, model="B")
+    # with a mapping, model= names the model (its family is read from the name)
+    named = bp.predict({"gpqa_diamond": 70}, model="B")
+    assert (named.side.model, named.side.family) == ("B", "b")
 
 
 def test_unknown_tidy_benchmark_names_the_file_and_close_matches(

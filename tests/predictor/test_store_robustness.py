@@ -236,7 +236,7 @@ def test_a_copied_folder_is_listed_as_broken_and_skipped_by_latest(
         ["snapshots", "diff", "a", "b", "--store", ""],
         ["snapshots", "pull", "--store", ""],
         ["predict", "--scores", SCORES, "--store", ""],
-        ["suspicious", "--store", ""],  # registered by predictor.cli_trust
+        ["suspicious", "--store", ""],  # registered by predictor.cli.trust
     ],
     ids=lambda argv: "-".join(a for a in argv[:2] if not a.startswith("-")),
 )

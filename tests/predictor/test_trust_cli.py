@@ -1,4 +1,4 @@
-"""`benchpress compare | probes | next | suspicious` through `cli_trust.register`."""
+"""`benchpress compare | probes | next | suspicious` through `predictor.cli.trust.register`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from predictor import cli_trust
+from predictor.cli import trust as cli_trust
 from predictor.paths import bundled_snapshot_dir
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import predictor.methods.bayesian as bayes
 from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.bayesian_batch import BatchFoldIn
 from predictor.trust import (
     flag_suspicious,
     p_better,
@@ -14,7 +15,6 @@ from predictor.trust import (
     select_probes,
     select_probes_detailed,
 )
-from predictor.trust._foldin import BatchFoldIn
 from predictor.trust.costs import default_cost, resolve_costs
 from predictor.trust.rankings import Entry, is_tie, rank_entries
 

@@ -16,12 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from predictor import BenchPress
+from predictor import BenchPress, tracking
 from predictor.cli import main
+from predictor.track_plot import TargetSeries, render
+from predictor.tracking import Criterion, TrackInputError
 from warehouse import private_models as store
-from warehouse import tracking
-from warehouse.track_plot import TargetSeries, render
-from warehouse.tracking import Criterion, TrackInputError
 
 LM_EVAL_FILE = (
     Path(__file__).resolve().parents[1]

@@ -144,7 +144,7 @@ def test_keep_alive_serves_several_requests(app: RunningApp) -> None:
 
 def test_cli_register_serves_the_app(capsys: pytest.CaptureFixture[str]) -> None:
     """`benchpress app --port 0` through `register`, stopped from another thread."""
-    from predictor import cli_app
+    from predictor.cli import app as cli_app
     from predictor.paths import bundled_snapshot_dir
     from predictor.web import server as server_module
 
@@ -182,7 +182,7 @@ def test_cli_register_serves_the_app(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_cli_rejects_a_bad_port() -> None:
-    from predictor import cli_app
+    from predictor.cli import app as cli_app
 
     args = argparse.Namespace(host="127.0.0.1", port=70000, store=None, quiet=True)
     with pytest.raises(ValueError, match="--port must lie in 0-65535"):

@@ -319,6 +319,27 @@ function scoreValue(row) {
 }
 
 // ------------------------------------------------------------------------------ predict
+/** The optional model name and release date: what the fold-in uses besides the scores. */
+function sideParams() {
+  const out = {};
+  const name = byId("side-model").value.trim();
+  const date = byId("side-date").value.trim();
+  if (name) out.model = name;
+  if (date) out.release_date = date;
+  return out;
+}
+
+/** One line saying which family and release date the prediction used. */
+function sideText(side) {
+  if (!side) return "";
+  let family;
+  if (!side.family) family = "Family: none (no model name given), so the whole population";
+  else if (side.family_known) family = `Family: ${side.family}`;
+  else family = `Family: ${side.family} (not in the fit, so the whole population)`;
+  if (!side.release_date) return family;
+  return `${family} · release date ${side.release_date} (${side.release_date_source})`;
+}
+
 async function runPredict() {
   schedulePredict.cancel(); // this run reads the inputs as they are now
   const rows = readProbes().filter((r) => r.benchmark || r.score);
@@ -345,6 +366,7 @@ async function runPredict() {
       scores,
       level: state.level,
       version: versionParam(),
+      ...sideParams(),
     });
     if (seq !== predictSeq) return;
     state.prediction = answer;
@@ -398,6 +420,7 @@ function renderPrediction() {
     clear(table.tHead);
     clear(table.tBodies[0]);
     byId("predict-chart-note").textContent = "";
+    byId("predict-side").textContent = "";
     const waiting = waitingProbes();
     byId("predict-summary").textContent = waiting
       ? `Enter the scores of the ${waiting} benchmark${waiting === 1 ? "" : "s"} you ran.`
@@ -422,6 +445,7 @@ function renderPrediction() {
   const waiting = waitingProbes();
   if (waiting) summary += ` · ${waiting} benchmark${waiting === 1 ? "" : "s"} without a score yet`;
   byId("predict-summary").textContent = summary;
+  byId("predict-side").textContent = sideText(answer.side);
   renderPredictionChart();
   renderPredictionTable();
 }
@@ -655,6 +679,8 @@ async function readResultsFile(file, model = null) {
     if (answer.probes.length) {
       setProbes(answer.probes.map((p) => ({ benchmark: p.benchmark, score: scoreText(p.score) })));
     }
+    // the file's model name gives the fold-in its family, as `predict --from` does
+    if (answer.model && !byId("side-model").value.trim()) byId("side-model").value = answer.model;
     renderUploadCard();
     await runPredict();
   } catch (error) {
@@ -1494,6 +1520,9 @@ function bind() {
     schedulePredict();
   });
   byId("probe-rows").addEventListener("change", () => schedulePredict());
+  for (const id of ["side-model", "side-date"]) {
+    byId(id).addEventListener("change", () => schedulePredict());
+  }
   byId("add-row").addEventListener("click", () => {
     const row = probeRow();
     byId("probe-rows").append(row);

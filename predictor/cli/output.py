@@ -1,4 +1,5 @@
-"""How `benchpress` commands print their answer, and their progress bars.
+"""How `benchpress` commands answer: tables, JSON, CSV, error lines, exit codes and
+progress bars.
 
 Every command that answers with a table builds it as the tidy Polars frame the Python API
 returns and hands it to `emit`, which prints it as
@@ -8,12 +9,16 @@ returns and hands it to `emit`, which prints it as
 - CSV (`--csv`): exactly that frame, `polars.DataFrame.write_csv` to stdout, header included;
   `polars.read_csv` gives back the same columns and values.
 
-`--json` and `--csv` are one argparse mutually exclusive group (`add_output_options`).
+`--json` and `--csv` are one argparse mutually exclusive group
+(`predictor.cli.options.add_output_options`).
 
 Progress bars (`progress_bar`, tqdm) go to stderr: by default only when stderr is a terminal
 and the answer is a human table, so pipes, `--json`, `--csv` and tests stay clean.
 `--progress` forces a bar (stdout is untouched, so it also works with `--json`/`--csv`),
 `--no-progress` turns it off.
+
+Like `predictor.cli.options`, this module loads no numpy or Polars (every `benchpress` start
+imports it).
 """
 
 from __future__ import annotations
@@ -26,11 +31,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from predictor.paths import home_origin
 from predictor.text_safety import printable, raw_stream
 
 if TYPE_CHECKING:
     import polars as pl
     from tqdm import tqdm
+
+    from predictor.results.errors import ResultsError
+    from predictor.results.inputs import ResultInputs
+    from predictor.results.runnable import NextSteps
 
 TABLE, JSON, CSV = "table", "json", "csv"
 
@@ -39,67 +49,36 @@ class CommandError(Exception):
     """A user-facing failure: printed as `benchpress: error: ...` with a non-zero exit."""
 
 
-# --------------------------------------------------------------------------- options
-def add_output_options(
-    parser: argparse.ArgumentParser,
-    json_help: str = "machine-readable output (JSON)",
-    csv_help: str = "the result table as CSV (the Python API's frame, header included)",
-) -> None:
-    """`--json` / `--csv`, mutually exclusive (argparse says so and exits 2)."""
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--json", action="store_true", help=json_help)
-    group.add_argument("--csv", action="store_true", help=csv_help)
+EXIT_FAILED = 1  # the command failed (a broken snapshot, an unreachable store, a check)
+EXIT_USAGE = 2  # the caller's input: a bad option, an unknown name, an unusable score
+EXIT_INTERRUPTED = 130  # Ctrl-C
+SHOWN_NAMES = 12  # unmapped tasks listed in the table output (all of them in --json)
 
 
-PROGRESS_HELP = (
-    "progress bar on stderr (default: only when stderr is a terminal and the output is a "
-    "table; --progress forces it, --no-progress turns it off)"
-)
-
-
-def add_progress_option(parser: argparse.ArgumentParser, help: str = PROGRESS_HELP) -> None:
-    """`--progress` / `--no-progress` (default: a bar only on a terminal, for table output)."""
-    parser.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help=help
-    )
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (`--k 0` is a usage error, not an empty answer)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def interval_level(text: str) -> float:
-    """argparse type: an interval level (0.9 = 90%), within the bounds the API serves."""
-    from predictor.methods.common import check_level
-
-    try:
-        return check_level(float(text))
-    except ValueError as exc:
-        message = str(exc) if "level" in str(exc) else f"expected a number, got {text!r}"
-        raise argparse.ArgumentTypeError(f"{message} (e.g. 0.9)") from None
+# --------------------------------------------------------------------------- text
+def print_side(side: Any, asked: bool, label: str = "model") -> None:
+    """The family and release date a new model was folded in with (a
+    `predictor.values.SideUsed`), under the table: when they changed the answer (a family the
+    fit knows, a date given) or were asked for on the command line. `--json` always has them."""
+    if asked or side.family_known or side.release_date_source == "given":
+        print(f"{label}: {printable(side.describe())}")
 
 
 def level_label(level: float) -> str:
     """0.9 -> "90%", 0.29 -> "29%", 0.925 -> "92.5%" (no truncation of the level)."""
     return f"{round(level * 100, 1):g}%"
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 benchmark`, `3 benchmarks`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def state_reason() -> str:
+    """Why state lives where it does, in words."""
+    if home_origin() == "BENCHPRESS_HOME":
+        return "set by BENCHPRESS_HOME"
+    return "the default; set BENCHPRESS_HOME to use another folder"
 
 
 def output_format(args: argparse.Namespace) -> str:
@@ -219,6 +198,106 @@ def emit(
         print_frame(frame)
 
 
+# --------------------------------------------------------------------------- --from inputs
+# what `--from PATH` gave (`predictor.cli.inputs`): the block printed above the answer says
+# what was used and what not (`read N files (formats): M scores used: ...`, the unmapped
+# tasks, notes where a local run sits on another harness or shot count than the matrix's
+# scores). Names from files are data: everything printed from them goes through `printable`.
+
+
+def _names(names: list[str], limit: int = SHOWN_NAMES) -> str:
+    shown = ", ".join(printable(n) for n in names[:limit])
+    more = len(names) - limit
+    return shown + (f" ... (+{more} more; --json lists all)" if more > 0 else "")
+
+
+def _score(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def print_inputs(
+    inputs: ResultInputs, extra: dict[str, float] | None = None, replaced: list[str] = ()
+) -> None:
+    """The block above the answer: files read, scores used, what was not used and why."""
+    count = len(inputs.files)
+    formats = ", ".join(inputs.formats)
+    model = f" for {printable(inputs.model)}" if inputs.model is not None else ""
+    used = [f"{b}={_score(v)}" for b, v in inputs.scores.items() if b not in replaced]
+    head = f"read {count} file{'s' if count != 1 else ''} ({formats}){model}: "
+    head += f"{len(used)} score{'s' if len(used) != 1 else ''} used"
+    print(head + (f": {', '.join(used)}" if used else ""))
+    if extra:
+        given = ", ".join(f"{printable(n)}={_score(v)}" for n, v in extra.items())
+        over = f" (replacing the files' {', '.join(replaced)})" if replaced else ""
+        print(f"--scores: {given}{over}")
+    if inputs.unmapped or inputs.subtasks:
+        groups = [
+            f"{n} subtask{'s' if n != 1 else ''} of {printable(g)}"
+            for g, n in inputs.subtasks.items()
+        ]
+        listed = _names(inputs.unmapped) if inputs.unmapped else ""
+        counted = f"({'; '.join(groups)} not listed)" if groups else ""
+        print(f"unmapped: {' '.join(p for p in (listed, counted) if p)}")
+    if inputs.other_metric:
+        print(f"other metric than the benchmark's: {_names(inputs.other_metric)}")
+    if inputs.not_run:
+        print(f"not run by the tool: {_names(inputs.not_run)}")
+    if inputs.not_fitted:
+        print(f"not in this snapshot's fit: {_names(inputs.not_fitted)}")
+    for note in inputs.notes:
+        print(f"note: {printable(note)}")
+    if inputs.unmapped or inputs.subtasks:
+        print("(map a task with --map TASK=BENCHMARK)")
+
+
+def inputs_payload(
+    inputs: ResultInputs | None, extra: dict[str, float] | None = None, replaced: list[str] = ()
+) -> dict[str, object]:
+    """`--json` `inputs`: the rows used with their source, unmapped tasks, notes."""
+    payload: dict[str, object] = inputs.as_dict() if inputs else {"used": []}
+    payload["scores"] = dict(extra or {})  # as given with --scores
+    payload["replaced_by_scores"] = list(replaced)
+    return payload
+
+
+def no_scores_error(inputs: ResultInputs | None, where: str = "results") -> ResultsError:
+    """Nothing usable in the files (and no --scores): say what was there instead."""
+    # deferred: the predictor.results package loads Polars; `benchpress --help` imports this
+    from predictor.results.errors import ResultsError
+
+    seen = (
+        [
+            *inputs.unmapped,
+            *(f"{n} subtasks of {g}" for g, n in inputs.subtasks.items()),
+            *(f"{t} (another metric)" for t in inputs.other_metric),
+            *(f"{b} (not in this snapshot's fit)" for b in inputs.not_fitted),
+            *(f"{t} (not run)" for t in inputs.not_run),
+        ]
+        if inputs
+        else []
+    )
+    found = f"the files hold {_names(seen, 6)}; " if seen else ""
+    return ResultsError(
+        where,
+        "no result maps onto a benchmark of ours",
+        hint=f"{found}map a task with --map TASK=BENCHMARK, or give --scores",
+    )
+
+
+def print_next_steps(steps: NextSteps) -> None:
+    """The ready command lines under a probes / next table."""
+    lines = steps.lines()
+    if lines:
+        print()
+        for line in lines:
+            print(printable(line))
+    if steps.unregistered:
+        bare = ", ".join(steps.unregistered)
+        print(f"Inspect tasks without a registry name (run them from their own package): {bare}")
+    if steps.unknown:
+        print(f"no lm-eval or Inspect task known for: {', '.join(steps.unknown)}")
+
+
 # --------------------------------------------------------------------------- progress
 def progress_enabled(args: argparse.Namespace, auto: bool = True) -> bool:
     """`--progress`/`--no-progress` if given; else a bar only for table output on a terminal
@@ -259,6 +338,7 @@ class Progress:
         if not self.enabled:
             return None
         if self.bar is None:
+            # deferred: tqdm takes ~0.1 s to import; most runs draw no bar, and --help none
             from tqdm import tqdm
 
             # the bar's own carriage returns must reach the terminal: the raw stream, with

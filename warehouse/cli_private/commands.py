@@ -4,10 +4,13 @@ checkpoint runs, kept in the private store (`warehouse.private_models`), never p
 Every input is checked before anything is written: a bad file anywhere in the set, a name
 taken by a snapshot model, a malformed criterion exits 2 with the store unchanged. Names are
 data: everything printed from a name or a file goes through `printable`. Tables and
-`--json`/`--csv` go through `predictor.cli_output`.
+`--json`/`--csv` go through `predictor.cli.output`.
 
 A tracked checkpoint is stored as the private model `RUN@step-N` of run RUN; tracking the
 same RUN again replaces all its checkpoints (and says so).
+
+Imported when one of these commands is parsed (`warehouse.cli_private` declares them), so
+`benchpress --help` loads no DuckDB.
 """
 
 from __future__ import annotations
@@ -20,55 +23,57 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
-from predictor.cli_output import (
-    CommandError,
+from predictor import tracking
+from predictor.api import BenchPress
+from predictor.cli.options import (
+    STORE_HELP,
+    TARGETS_HELP,
+    add_from_options,
     add_output_options,
+    interval_level,
+    target_names,
+)
+from predictor.cli.output import (
+    EXIT_FAILED,
+    CommandError,
     emit,
     frame_rows,
-    interval_level,
     level_label,
+    no_scores_error,
+    print_inputs,
     print_table,
     printable,
 )
+from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
+from predictor.results import expand_paths, model_rows, parse_overrides
 from predictor.results.errors import ResultsError
-from warehouse import tracking
-from warehouse.tracking import TrackInputError
+from predictor.results.inputs import ResultInputs, summarise
+from predictor.track_plot import TargetSeries, plot_format, render
+from predictor.tracking import TrackInputError
+from predictor.trust.profiles import resolve_targets
+from predictor.values import predictions_frame
+from warehouse import private_models
 
-EXIT_FAILED = 1
-STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 DEFAULT_TARGETS = "general_assistant"
 N_DRAWS = 4000  # joint predictive draws per checkpoint for --require
-TARGETS_HELP = (
-    "a profile (coding_assistant, chat, reasoning, general_assistant) or name,name,... "
-    f"(default {DEFAULT_TARGETS})"
-)
+TARGETS_HELP_DEFAULT = f"{TARGETS_HELP} (default {DEFAULT_TARGETS})"
 
 
 # ---------------------------------------------------------------------------- helpers
-def _store():
-    """The store module, imported when a command runs: registering the commands (every
-    `benchpress` start, the web page's included) must not load the duckdb library."""
-    from warehouse import private_models
-
-    return private_models
-
-
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """The caller's input errors as usage errors (exit 2, one escaped line); a store that
     cannot be used as a failure (exit 1)."""
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
-        import duckdb
-
-        store = _store()
         try:
             return command(args)
-        except (ResultsError, TrackInputError, store.NameTakenError) as exc:
+        except (ResultsError, TrackInputError, private_models.NameTakenError) as exc:
             raise CommandError(printable(exc)) from None
-        except (store.PrivateStoreError, duckdb.Error) as exc:
+        except (private_models.PrivateStoreError, duckdb.Error) as exc:
             print(f"benchpress: error: private store: {printable(exc)}", file=sys.stderr)
             return EXIT_FAILED
 
@@ -77,21 +82,17 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 def _name(text: str, what: str) -> str:
     try:
-        return _store().check_name(text, what)
+        return private_models.check_name(text, what)
     except ValueError as exc:
         raise CommandError(printable(exc)) from None
 
 
-def _load(args: argparse.Namespace):
-    from predictor.api import BenchPress
-
+def _load(args: argparse.Namespace) -> BenchPress:
     return BenchPress.load(args.version, store=args.store)
 
 
-def public_clash(bp, name: str) -> str | None:
+def public_clash(bp: BenchPress, name: str) -> str | None:
     """The snapshot model(s) `name` resolves to, or None when it names none."""
-    from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
-
     resolver = bp.resolve_model
     key = fold(name) if isinstance(name, str) else ""
     if key not in resolver.folded and key not in getattr(resolver, "_settings", {}):
@@ -118,8 +119,6 @@ def _refuse_public(bp, name: str) -> None:
 def _model_rows(frame: pl.DataFrame, model: str | None, what: str) -> pl.DataFrame:
     """The rows of one model of the files; several without --model is an error naming which
     files hold which model."""
-    from predictor.results import model_rows
-
     names = frame["model"].unique(maintain_order=True).to_list()
     if model is None and len(names) > 1:
         by_model = [
@@ -139,17 +138,14 @@ def _model_rows(frame: pl.DataFrame, model: str | None, what: str) -> pl.DataFra
     return model_rows(frame, model)
 
 
-def _inputs(bp, paths: Sequence[str | Path], args: argparse.Namespace, what: str):
+def _inputs(
+    bp: BenchPress, paths: Sequence[str | Path], args: argparse.Namespace, what: str
+) -> tuple[pl.DataFrame, ResultInputs]:
     """(frame rows of the chosen model, ResultInputs) of `paths` on `bp`'s benchmark ids."""
-    from predictor.results import parse_overrides
-    from predictor.results.inputs import summarise
-
     frame = bp.read_results([str(p) for p in paths], overrides=parse_overrides(args.maps))
     rows = _model_rows(frame, args.from_model, what)
     inputs = summarise(rows)
     if not inputs.scores:
-        from predictor.cli_results import no_scores_error
-
         empty = no_scores_error(inputs)
         files = ", ".join(str(p) for p in paths)
         hint = (empty.hint or "").replace(", or give --scores", "")  # no --scores here
@@ -176,22 +172,20 @@ def _shown(frame: pl.DataFrame, columns: Sequence[str]) -> list[dict[str, object
 # ---------------------------------------------------------------------------- models add
 @_guarded
 def cmd_models_add(args: argparse.Namespace) -> int:
-    from predictor.cli_results import print_inputs
-
     name = _name(args.name, "model name")
     if not args.from_paths:
         raise CommandError("models add needs --from PATH (results files, folders or globs)")
     bp = _load(args)
     _refuse_public(bp, name)
     rows, inputs = _inputs(bp, args.from_paths, args, "--from")
-    existing = set(_store().list_models()["name"].to_list())
+    existing = set(private_models.list_models()["name"].to_list())
     if name in existing and not args.replace:
         raise CommandError(
             f"a private model named {printable(name)} exists already; pass --replace to "
             "overwrite it, or choose another name"
         )
-    report = _store().save_models(
-        [_store().ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
+    report = private_models.save_models(
+        [private_models.ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
     )
     stored = rows.filter(pl.col("status") == "mapped")
     replaced = " (replacing the earlier one)" if report.replaced else ""
@@ -221,7 +215,7 @@ LIST_COLUMNS = ["name", "run", "step", "benchmarks", "files", "added_at", "snaps
 
 @_guarded
 def cmd_models_list(args: argparse.Namespace) -> int:
-    frame = _store().list_models(run=args.run)
+    frame = private_models.list_models(run=args.run)
 
     def table() -> None:
         if frame.height:
@@ -254,7 +248,7 @@ CELL_COLUMNS = [
 
 
 def _unknown_model(name: str) -> CommandError:
-    names = _store().list_models()["name"].to_list()
+    names = private_models.list_models()["name"].to_list()
     return CommandError(
         f"no private model named {printable(name)}{_close_names(name, names)} "
         "(benchpress models list shows them)"
@@ -263,12 +257,12 @@ def _unknown_model(name: str) -> CommandError:
 
 @_guarded
 def cmd_models_show(args: argparse.Namespace) -> int:
-    listing = _store().list_models().filter(pl.col("name") == args.name)
+    listing = private_models.list_models().filter(pl.col("name") == args.name)
     if not listing.height:
         raise _unknown_model(args.name)
     model = listing.row(0, named=True)
-    cells = _store().model_cells(args.name)
-    files = _store().model_files(args.name)
+    cells = private_models.model_cells(args.name)
+    files = private_models.model_files(args.name)
     predictions = _headline(args, cells)
 
     def table() -> None:
@@ -313,9 +307,6 @@ def cmd_models_show(args: argparse.Namespace) -> int:
 def _headline(args: argparse.Namespace, cells: pl.DataFrame):
     """(version, level, predictions frame) of the headline targets from the stored scores,
     or None when none of them is fitted in the snapshot."""
-    from predictor.api import predictions_frame
-    from predictor.cli_trust import target_names
-
     bp = _load(args)
     scores = {
         b: s
@@ -334,7 +325,9 @@ def _headline(args: argparse.Namespace, cells: pl.DataFrame):
 def cmd_models_remove(args: argparse.Namespace) -> int:
     if (args.name is None) == (args.run is None):
         raise CommandError("give the model NAME to remove, or --run RUN (not both)")
-    removed = _store().remove_models([args.name] if args.name is not None else [], run=args.run)
+    removed = private_models.remove_models(
+        [args.name] if args.name is not None else [], run=args.run
+    )
     if not removed:
         if args.name is not None:
             raise _unknown_model(args.name)
@@ -349,8 +342,6 @@ def cmd_models_remove(args: argparse.Namespace) -> int:
 def _plot_path(text: str | None) -> Path | None:
     if text is None:
         return None
-    from warehouse.track_plot import plot_format
-
     path = Path(text)
     try:
         plot_format(path)
@@ -385,10 +376,6 @@ TRACK_SCHEMA = {
 
 @_guarded
 def cmd_track(args: argparse.Namespace) -> int:
-    from predictor.cli_trust import target_names
-    from predictor.results import expand_paths
-    from predictor.trust.profiles import resolve_targets
-
     run = _name(args.run, "run name")
     if not args.from_paths:
         raise CommandError("track needs --from PATH (the checkpoints' results files or a glob)")
@@ -405,7 +392,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     shown = list(dict.fromkeys([*targets, *(c.benchmark for c in criteria)]))
 
     names = {tracking.checkpoint_name(run, step) for step, _ in checkpoints}
-    others = _store().list_models().filter(pl.col("name").is_in(list(names)))
+    others = private_models.list_models().filter(pl.col("name").is_in(list(names)))
     clash = [n for n, r in others.select("name", "run").iter_rows() if r != run]
     if clash:
         raise CommandError(
@@ -421,7 +408,7 @@ def cmd_track(args: argparse.Namespace) -> int:
         steps.append(step)
         inputs.append(found)
         imports.append(
-            _store().ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
+            private_models.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
         )
         predictions.append(bp.predict(found.scores, level=args.level, targets=shown))
         if criteria:
@@ -431,7 +418,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     first = tracking.first_meeting(steps, p_all) if criteria else None
     image = _render(plot, steps, shown, predictions, inputs, run, args.level, p_all, criteria)
 
-    report = _store().save_models(imports, replace_run=run)
+    report = private_models.save_models(imports, replace_run=run)
     if image is not None:
         plot.write_bytes(image)
 
@@ -525,8 +512,6 @@ def _render(plot, steps, shown, predictions, inputs, run, level, p_all, criteria
     """The plot's bytes (rendered before the store is written), or None without --plot."""
     if plot is None:
         return None
-    from warehouse.track_plot import TargetSeries, plot_format, render
-
     series = [
         TargetSeries(
             b,
@@ -560,12 +545,7 @@ def _snapshot_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", help=STORE_HELP)
 
 
-def register(subparsers) -> None:
-    from predictor.cli_results import add_from_options
-
-    models = subparsers.add_parser(
-        "models", help="your private models: kept in BENCHPRESS_HOME, never published"
-    )
+def models_arguments(models: argparse.ArgumentParser) -> None:
     actions = models.add_subparsers(dest="models_command", required=True, metavar="ACTION")
 
     add = actions.add_parser("add", help="store a model's results files as a private model")
@@ -583,7 +563,7 @@ def register(subparsers) -> None:
 
     show = actions.add_parser("show", help="a private model's cells with provenance")
     show.add_argument("name")
-    show.add_argument("--targets", help="predicted targets shown: " + TARGETS_HELP)
+    show.add_argument("--targets", help="predicted targets shown: " + TARGETS_HELP_DEFAULT)
     show.add_argument("--level", type=interval_level, default=0.9, help="interval level")
     _snapshot_options(show)
     add_output_options(show, csv_help="the stored cells with their provenance, as CSV")
@@ -594,12 +574,12 @@ def register(subparsers) -> None:
     remove.add_argument("--run", help="remove every checkpoint of this run")
     remove.set_defaults(func=cmd_models_remove)
 
-    track = subparsers.add_parser(
-        "track",
-        help="a fine-tuning run's checkpoints: predicted targets per step, P(criteria met)",
-        description="Store each checkpoint (the files of one step) as the private model "
+
+def track_arguments(track: argparse.ArgumentParser) -> None:
+    track.description = (
+        "Store each checkpoint (the files of one step) as the private model "
         "RUN@step-N of run RUN and print its predicted target scores. Tracking RUN again "
-        "replaces its checkpoints.",
+        "replaces its checkpoints."
     )
     track.add_argument("run", help="the run's name")
     add_from_options(track)
@@ -609,7 +589,7 @@ def register(subparsers) -> None:
         help="read the step from the path with this regex (one capturing group); default: "
         "the number after step/steps/ckpt/checkpoint/global_step/iter",
     )
-    track.add_argument("--targets", help=TARGETS_HELP)
+    track.add_argument("--targets", help=TARGETS_HELP_DEFAULT)
     track.add_argument(
         "--require",
         metavar="CRITERIA",

@@ -1,6 +1,4 @@
-"""`benchpress` command line. The predictor's own commands live here; the pipeline package
-contributes `refresh`, `sources` and `warehouse` through the `benchpress.commands` entry-point
-group, so the predictor installs and runs alone."""
+"""`benchpress snapshots list | show | verify | pull | diff`: the published matrix snapshots."""
 
 from __future__ import annotations
 
@@ -8,34 +6,23 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
-from predictor import cli_app, cli_evaluate, cli_new_benchmark, cli_trust
-from predictor.api import BenchPress, ProbeScoreError, predictions_frame
-from predictor.cli_output import (
-    CommandError,
+from predictor.api import BenchPress
+from predictor.cli.commands import SNAPSHOTS
+from predictor.cli.options import (
+    STORE_HELP,
+    VERSION_HELP,
+    add_commands,
     add_output_options,
-    emit,
-    interval_level,
-    level_label,
-    print_table,
-    printable,
+    snapshot_reference,
+    store_uri,
 )
-from predictor.cli_results import (
-    add_from_options,
-    check_from_options,
-    fractions_checked,
-    gathered_scores,
-    inputs_payload,
-    print_inputs,
-)
-from predictor.cli_trust import target_names
-from predictor.resolve import UnknownNameError
-from predictor.results.errors import ResultsError
+from predictor.cli.output import EXIT_FAILED, emit, print_table, printable
+from predictor.drift import drift_figures
 from predictor.snapshots import (
     BrokenSnapshotWarning,
     ManifestCheck,
@@ -46,112 +33,11 @@ from predictor.snapshots import (
     version_key,
 )
 from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
-from predictor.text_safety import terminal_safe_output
-from predictor.trust.costs import BudgetError
-
-STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
-VERSION_HELP = "snapshot version, or VERSION@sha256:DIGEST to pin its manifest too (default latest)"
-EMPTY_STORE = "must not be empty: give a directory, s3://bucket/prefix or https:// URL"
-EXIT_USAGE = 2
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
-
-
-def parse_scores(text: str) -> dict[str, float]:
-    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}; `80%` is 80."""
-    scores: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise CommandError(f"--scores: expected name=value, got {part!r}")
-        if name.strip() in scores:
-            raise CommandError(f"--scores: {name.strip()!r} is given twice")
-        number = value.strip()
-        number = number[:-1].rstrip() if number.endswith("%") else number
-        try:
-            scores[name.strip()] = float(number)
-        except ValueError:
-            raise CommandError(
-                f"--scores: {name.strip()!r} has a non-numeric value {value!r}"
-            ) from None
-    if not scores:
-        raise CommandError("--scores: give at least one name=value pair")
-    return scores
-
-
-def _benchmark_not_model(
-    name: str,
-    resolve: Callable[[str], str],
-    option: str,
-    resolve_model: Callable[[str], str] | None,
-) -> str:
-    """The benchmark `name` resolves to; a model's name given where a benchmark goes
-    (`GPT-4o=80`) is said to be one, instead of suggesting look-alike benchmarks."""
-    try:
-        return resolve(name)
-    except UnknownNameError:
-        model = None
-        if resolve_model is not None:
-            try:
-                model = resolve_model(name)
-            except (UnknownNameError, ValueError):
-                model = None
-        if model is None:
-            raise
-        raise CommandError(
-            f"{option}: {printable(name)!r} is a model ({printable(model)}), not a benchmark; "
-            "give benchmark=score pairs, e.g. gpqa_diamond=80 (known models go in "
-            "`benchpress compare --reference`)"
-        ) from None
-
-
-def check_distinct_benchmarks(
-    scores: dict[str, float],
-    resolve: Callable[[str], str],
-    option: str = "--scores",
-    resolve_model: Callable[[str], str] | None = None,
-) -> None:
-    """Two spellings of one benchmark (`gpqa_diamond`, `GPQA Diamond`) are a usage error, as an
-    exact duplicate is in `parse_scores`; the API would reject them later as a failure."""
-    seen: dict[str, str] = {}
-    for name in scores:
-        benchmark = _benchmark_not_model(name, resolve, option, resolve_model)
-        if benchmark in seen:
-            raise CommandError(
-                f"{option}: {benchmark} is given twice (as {seen[benchmark]!r} and {name!r}); "
-                "give each benchmark once"
-            )
-        seen[benchmark] = name
-
-
-def store_uri(text: str) -> str:
-    """argparse type of --store: an empty value (an unset shell variable) is a usage error, not
-    the default stores (`snapshots list`) nor the current directory (`predict`)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(EMPTY_STORE)
-    return text
-
-
-def snapshot_reference(text: str) -> str:
-    """argparse type of a snapshot version: a digest pin (`VERSION@sha256:...`) must be whole
-    (exit 2 otherwise); the version itself is checked where it is resolved."""
-    try:
-        parse_pin(text)
-    except SnapshotError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
 
 
 def short_digest(digest: object) -> str:
     """`sha256:` and 12 hex digits, for tables (the full digest is in --json, --csv, show)."""
     return str(digest)[:19]
-
-
-def _reject_empty_store(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """The same rule for commands registered elsewhere, whose --store has no `store_uri`."""
-    store = getattr(args, "store", None)
-    if isinstance(store, str) and not store.strip():
-        parser.error(f"argument --store: {EMPTY_STORE}")
 
 
 def _store_args(args: argparse.Namespace) -> list[SnapshotStore]:
@@ -173,69 +59,6 @@ def _listed_versions(store: SnapshotStore) -> list[str]:
     except StoreUnreachable as exc:
         print(f"benchpress: warning: {exc}; listing cached versions only", file=sys.stderr)
         return store.cached_versions()
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 benchmark`, `3 benchmarks`."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
-def _one_decimal(row: dict[str, Any]) -> dict[str, str]:
-    """Score, bounds and half-width to one decimal whatever the level or the unit: a tenth of a
-    point (or of an Elo point, a dollar, a minute) is the resolution any benchmark reports."""
-    return {
-        "score": f"{row['score']:.1f}",
-        "low": f"{row['low']:.1f}",
-        "high": f"{row['high']:.1f}",
-        "±": f"{row['confidence']:.1f}",
-    }
-
-
-def _percent(p: float | None) -> str:
-    """A probability as a whole percentage; blank when there is none."""
-    return "" if p is None else f"{100 * p:.0f}%"
-
-
-def cmd_predict(args: argparse.Namespace) -> int:
-    check_from_options(args)
-    if args.scores is None and not args.from_paths:
-        raise CommandError(
-            "give the probe scores: --scores name=value,... or --from PATH (results files), or both"
-        )
-    extra = parse_scores(args.scores) if args.scores is not None else None
-    bp = BenchPress.load(args.version, store=args.store)
-    inputs, scores, replaced = gathered_scores(bp, args, extra)
-    with fractions_checked(inputs, extra):
-        predictions = bp.predict(scores, level=args.level, targets=target_names(args.targets))
-    frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
-    shown = frame.sort("benchmark")
-
-    def table() -> None:
-        if inputs is not None:
-            print_inputs(inputs, extra, replaced)
-        print(
-            f"snapshot {bp.version}: {plural(len(predictions), 'benchmark')}, "
-            f"{level_label(args.level)} intervals"
-        )
-        unit = dict(bp.snapshot.benchmarks.select("benchmark_id", "unit").iter_rows())
-        rows = [
-            {
-                **r,
-                **_one_decimal(r),
-                "unit": unit.get(r["benchmark"]) or "",
-                "P(|err|<=5)": _percent(r["p_within_5"]) if not r["observed"] else "",
-                "kind": "probe" if r["observed"] else "predicted",
-            }
-            for r in shown.to_dicts()
-        ]
-        columns = ["benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind"]
-        print_table(rows, columns)
-
-    payload = {"version": bp.version, "level": args.level, "predictions": shown.to_dicts()}
-    if inputs is not None:
-        payload["inputs"] = inputs_payload(inputs, extra, replaced)
-    emit(args, frame, payload=payload, table=table)
-    return 0
 
 
 SNAPSHOT_LIST_SCHEMA = {
@@ -500,8 +323,6 @@ def cmd_snapshots_pull(args: argparse.Namespace) -> int:
 
 def snapshot_diff(old: BenchPress, new: BenchPress) -> dict[str, object]:
     """Models, benchmarks and cells added/removed/changed between two versions, plus drift."""
-    from predictor.drift import drift_figures
-
     models_old, models_new = set(old.models), set(new.models)
     benches_old, benches_new = set(old.benchmarks), set(new.benchmarks)
     return {
@@ -563,70 +384,8 @@ def _print_diff(diff: dict[str, Any]) -> None:
     print(f"  reference prediction shift: median {shift['median']:.2f}, p90 {shift['p90']:.2f}")
 
 
-def state_reason() -> str:
-    """Why state lives where it does, in words."""
-    from predictor.paths import home_origin
-
-    if home_origin() == "BENCHPRESS_HOME":
-        return "set by BENCHPRESS_HOME"
-    return "the default; set BENCHPRESS_HOME to use another folder"
-
-
-def version_text() -> str:
-    """`benchpress --version`: what is installed and where its state lives."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from predictor.paths import benchpress_home, bundled_snapshot_dir
-    from predictor.snapshots import list_versions
-
-    try:
-        installed = version("benchpress-llm")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        installed = "unknown"
-    bundled = ", ".join(list_versions(bundled_snapshot_dir())) or "none"
-    return (
-        f"benchpress-llm {installed}\nbundled snapshot: {bundled}\n"
-        f"state: {benchpress_home()} ({state_reason()})"
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="benchpress",
-        formatter_class=argparse.RawDescriptionHelpFormatter,  # --version keeps its lines
-        description="Predict LLM benchmark scores from a few probe scores, from pinned snapshots.",
-    )
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=version_text(),
-        help="the package version, the bundled snapshot and where state lives",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    predict = sub.add_parser(
-        "predict", help="predict unseen benchmarks from probe scores or results files"
-    )
-    predict.add_argument(
-        "--scores",
-        help="probe scores: name=value,name=value (with --from: added to the files' scores, "
-        "replacing a file's score of the same benchmark)",
-    )
-    add_from_options(predict)
-    predict.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
-    predict.add_argument("--store", type=store_uri, help=STORE_HELP)
-    predict.add_argument(
-        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
-    )
-    predict.add_argument(
-        "--targets",
-        help="only these: a profile (coding_assistant, chat, reasoning, general_assistant) or "
-        "name,name,... (default: every benchmark)",
-    )
-    add_output_options(predict)
-    predict.set_defaults(func=cmd_predict)
-
-    snapshots = sub.add_parser("snapshots", help="published matrix snapshots")
+def snapshots_arguments(snapshots: argparse.ArgumentParser) -> None:
+    """The actions of `snapshots`, each with its options and handler."""
     snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
     listing = snap_sub.add_parser("list", help="list published versions")
     listing.add_argument("--store", type=store_uri, help=STORE_HELP)
@@ -673,55 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diff.set_defaults(func=cmd_snapshots_diff)
 
-    cli_app.register(sub)  # `benchpress app`: the local web page
-    cli_evaluate.register(sub)  # `benchpress evaluate`: the paper protocols, side by side
-    cli_trust.register(sub)  # `benchpress compare | probes | next | suspicious`
-    cli_new_benchmark.register(sub)  # `benchpress predict-benchmark`: the transpose
 
-    for entry in entry_points(group="benchpress.commands"):
-        try:
-            register = entry.load()
-        except ImportError:  # the pipeline extras are not installed: predictor-only install
-            continue
-        register(sub)
-    return parser
-
-
-def _print_warning(message: Warning | str, *_: object, **__: object) -> None:
-    print(f"benchpress: warning: {message}", file=sys.stderr)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command. Whatever it prints (tables, messages, argparse's errors) goes through
-    `terminal_safe_output`: names from snapshots and payloads never steer the terminal."""
-    with terminal_safe_output():
-        return _main(argv)
-
-
-def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    _reject_empty_store(parser, args)
-    try:
-        with warnings.catch_warnings():  # e.g. a stale cached snapshot: one plain stderr line
-            warnings.showwarning = _print_warning
-            return int(args.func(args) or 0)
-    except BrokenPipeError:  # output piped into `head` and closed early
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        print("benchpress: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError) as exc:
-        # a results file's names are data: escaped, so the message stays one plain line
-        message = printable(exc) if isinstance(exc, ResultsError) else exc
-        print(f"benchpress: error: {message}", file=sys.stderr)
-        usage = CommandError | UnknownNameError | ProbeScoreError | ResultsError | BudgetError
-        return EXIT_USAGE if isinstance(exc, usage) else EXIT_FAILED
-    except OSError as exc:  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
-        print(f"benchpress: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `snapshots` to a parser's sub-commands."""
+    add_commands(subparsers, SNAPSHOTS)

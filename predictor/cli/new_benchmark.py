@@ -3,9 +3,7 @@ scores on it (`BenchPress.predict_benchmark`, the transpose of `predict`).
 
 Prints the predicted table (best first, one decimal, with the unit and P(above the next row)
 for the ranked top), the public benchmarks it behaves most like and the models to run next;
-`--json` prints every table, `--csv` the predictions frame (every model). Wired into
-`benchpress` by `register(subparsers)`; helpers of `predictor.cli` are imported inside the
-command (cli imports this module at load time).
+`--json` prints every table, `--csv` the predictions frame (every model).
 """
 
 from __future__ import annotations
@@ -13,15 +11,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from predictor.cli_output import (
-    CommandError,
-    emit,
+from predictor.api import BenchPress
+from predictor.cli.commands import NEW_BENCHMARK
+from predictor.cli.options import (
+    add_commands,
+    add_snapshot_options,
     interval_level,
-    level_label,
+    parse_scores,
     positive_int,
-    print_table,
-    printable,
 )
+from predictor.cli.output import CommandError, emit, level_label, print_table, printable
 from predictor.new_benchmark import MIN_SCORES, SCALES, NewBenchmarkPrediction
 
 DEFAULT_TOP = 20
@@ -107,9 +106,6 @@ def print_result(result: NewBenchmarkPrediction, top: int) -> None:
 
 
 def cmd_predict_benchmark(args: argparse.Namespace) -> int:
-    from predictor.api import BenchPress
-    from predictor.cli import parse_scores
-
     scores = parse_scores(args.scores)
     if len(scores) < MIN_SCORES:
         raise CommandError(
@@ -133,13 +129,7 @@ def cmd_predict_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers) -> None:
-    from predictor.cli_trust import _common
-
-    p = subparsers.add_parser(
-        "predict-benchmark",
-        help="predict a new benchmark for every model from a few models' scores on it",
-    )
+def predict_benchmark_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scores",
         required=True,
@@ -160,5 +150,10 @@ def register(subparsers) -> None:
         help=f"rows of the table (default {DEFAULT_TOP}; P(>next) for the first "
         f"{MAX_RANKED}); --json and --csv hold every model",
     )
-    _common(p)  # --version, --store, --json / --csv
+    add_snapshot_options(p)  # --version, --store, --json / --csv
     p.set_defaults(func=cmd_predict_benchmark)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `predict-benchmark` to a parser's sub-commands."""
+    add_commands(subparsers, NEW_BENCHMARK)

@@ -70,10 +70,10 @@ def render(
 ) -> tuple[bytes, dict[str, int]]:
     """(the image's bytes, series counts). `probes`: benchmark -> observed score per step
     (None where that checkpoint did not run it)."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib is the `pipeline` extra's, needed only for --plot
 
     matplotlib.use("Agg", force=False)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # deferred: after the backend is chosen
 
     panels = len(targets) + (1 if probes else 0) + (1 if p_all is not None else 0)
     cols = min(3, max(1, panels))

@@ -1,26 +1,24 @@
-"""`benchpress app`: serve the web page (predict, compare, matrix, fit plots) on this machine.
-
-Kept out of `predictor.cli` so the command's options and start-up live in one place;
-`predictor.cli.build_parser` calls `register(subparsers)`.
-"""
+"""`benchpress app`: serve the web page (predict, compare, matrix, fit plots) on this machine."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from predictor.cli.commands import APP
+from predictor.cli.options import STORE_HELP, add_commands
+from predictor.stores import LocalStore, open_store
+from predictor.web import server as web_server  # patched by tests: looked up when called
+from predictor.web.guards import is_loopback
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 
 
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the `app` subcommand to the `benchpress` parser."""
-    app = subparsers.add_parser(
-        "app",
-        help="serve the web page on this machine",
-        description="A local web page: predictions with intervals from probe scores, model "
-        "comparison, the matrix with provenance and plots of the fit; plus its JSON API.",
+def app_arguments(app: argparse.ArgumentParser) -> None:
+    app.description = (
+        "A local web page: predictions with intervals from probe scores, model "
+        "comparison, the matrix with provenance and plots of the fit; plus its JSON API."
     )
     app.add_argument(
         "--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})"
@@ -31,25 +29,24 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     app.add_argument("--store", help=STORE_HELP + " (default: local store, then bundled)")
     app.add_argument("--quiet", action="store_true", help="do not log requests")
     app.set_defaults(func=cmd_app)
-    return app
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `app` to a parser's sub-commands."""
+    add_commands(subparsers, APP)
 
 
 def cmd_app(args: argparse.Namespace) -> int:
     """Bind, say where, serve until Ctrl-C."""
-    from predictor.web.guards import is_loopback
-    from predictor.web.server import make_server, require_web_stack
-
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must lie in 0-65535, got {args.port}")
-    require_web_stack()
+    web_server.require_web_stack()
     if args.store is not None:  # a typo in --store: say so, as `predict --store` does
-        from predictor.stores import LocalStore, open_store
-
         store = open_store(args.store)
         if isinstance(store, LocalStore):
             store.require_root()
     try:
-        server = make_server(args.host, args.port, store=args.store, quiet=args.quiet)
+        server = web_server.make_server(args.host, args.port, store=args.store, quiet=args.quiet)
     except OSError as exc:
         reason = exc.strerror or exc
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {reason}") from None

@@ -1,5 +1,6 @@
 """Checkpoint tracking, the pure part: which step a file belongs to, what `--require` asks
-for, and how likely a checkpoint meets it.
+for, and how likely a checkpoint meets it (from `BenchPress.predictive_draws`). Storing the
+checkpoints as private models is `warehouse.private_models`; the plot is `predictor.track_plot`.
 
 A fine-tuning run is evaluated every N steps; each evaluation writes results files under a
 folder naming the step (`ckpts/step-500/results_*.json`, `checkpoint-1000/`,

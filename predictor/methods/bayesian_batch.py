@@ -1,4 +1,5 @@
-"""Batched Gaussian fold-in of many models at once against a fitted `BayesianCompleter`.
+"""Batched Gaussian fold-in of many models at once against a fitted `BayesianCompleter`
+(`BayesianCompleter.batch_fold_in`; the trust figures and probe selection use it).
 
 `BayesianCompleter.fold_in` handles one new row (with Student-t reweighting). Probe selection
 and "what to run next" score hundreds of candidate probe sets for every model of a matrix, so
@@ -10,9 +11,14 @@ cells, so adding or removing one probe column is a rank-1 update of a cached sys
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.common import student_t_quantile
+
+if TYPE_CHECKING:  # type hints only: the class calls this module
+    from predictor.methods.bayesian import BayesianCompleter
 
 
 class BatchFoldIn:
@@ -94,8 +100,6 @@ class BatchFoldIn:
         return self.completer.transform_.inverse_at(z, columns)
 
     def halfwidth_z(self, var, columns, level: float):
-        from predictor.methods.common import student_t_quantile
-
         c = self.completer
         q = student_t_quantile(0.5 + level / 2.0, float(c.nu))
         return c.interval_scale * q * np.sqrt(var + self.noise[np.asarray(columns, dtype=int)])

@@ -8,7 +8,7 @@ its fold file. `--protocol future`: the time-honest protocol of
 model of the quarter from 5 probes), on the paper matrix with its release dates or, with
 `--source snapshot`, on a published snapshot's matrix (catalogue dates, else first seen).
 
-Wired into `benchpress` by `register(subparsers)`. The reference recipe is the plain loop port in
+The reference recipe is the plain loop port in
 `benchmarks/reference_recipe.py` when the repository checkout has it (the yardstick for the
 speed comparison), else the vectorised `LowRankCompleter` with the same recipe; the future
 protocol folds new models in, which only the vectorised recipe can. `--csv` prints
@@ -31,17 +31,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from predictor.cli_output import (
-    TABLE,
-    CommandError,
+from predictor.api import BenchPress
+from predictor.cli.commands import EVALUATE
+from predictor.cli.options import (
+    add_commands,
     add_output_options,
     add_progress_option,
-    emit,
     interval_level,
-    json_text,
-    output_format,
-    progress_bar,
 )
+from predictor.cli.output import TABLE, CommandError, emit, json_text, output_format, progress_bar
 from predictor.completion import complete_matrix
 from predictor.evaluation import (
     DEFAULT_FOLDS_PATH,
@@ -292,8 +290,6 @@ def future_matrix(args: argparse.Namespace) -> tuple[np.ndarray, list[str], Side
         values, _, benchmark_ids, scales = load_paper_matrix(data_path)
         side = paper_side_information(data_path, DEFAULT_REGISTRY_PATH, benchmark_ids)
         return values, scales, side, {"source": "paper", "data": _display_path(data_path)}
-    from predictor.api import BenchPress
-
     bp = BenchPress.load(args.version)
     # the fitted matrix: the rows and columns every prediction is made from
     model_ids, benchmark_ids = bp.fit_models_, bp.fit_benchmarks_
@@ -483,15 +479,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_progress_option(parser)
 
 
-def register(subparsers: Any) -> None:
-    """Add `evaluate` to the `benchpress` sub-commands."""
-    parser = subparsers.add_parser(
-        "evaluate",
-        help="compare our method, the BenchPress recipe and a baseline on the paper matrix",
-        description=__doc__.splitlines()[0],
-    )
+def evaluate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__.splitlines()[0]
     add_arguments(parser)
     parser.set_defaults(func=cmd_evaluate)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `evaluate` to a parser's sub-commands."""
+    add_commands(subparsers, EVALUATE)
 
 
 def main(argv: list[str] | None = None) -> int:

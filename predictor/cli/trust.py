@@ -1,69 +1,74 @@
 """`benchpress compare | probes | next | suspicious`: trustworthy-answer commands.
 
-Wired into `benchpress` by `register(subparsers)`; every command prints a table, JSON with
-`--json` or, with `--csv`, the frame the Python API returns (`predictor.cli_output.emit`).
-Helpers of `predictor.cli` are imported inside the commands (cli imports this module at load
-time).
+Every command prints a table, JSON with `--json` or, with `--csv`, the frame the Python API
+returns (`predictor.cli.output.emit`).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from predictor.cli_output import (
-    CommandError,
-    add_output_options,
+from predictor.api import BenchPress
+from predictor.cli.commands import TRUST
+from predictor.cli.inputs import (
+    check_distinct_benchmarks,
+    fractions_checked,
+    gathered_scores,
+    read_from,
+)
+from predictor.cli.options import (
+    FROM_HELP,
+    TARGETS_HELP,
+    add_commands,
+    add_from_options,
     add_progress_option,
-    emit,
-    frame_rows,
+    add_side_options,
+    add_snapshot_options,
+    check_from_options,
+    from_args,
     interval_level,
-    level_label,
+    name_list,
+    parse_scores,
     positive_float,
     positive_int,
+    side_arguments,
+    side_asked,
+    target_names,
+)
+from predictor.cli.output import (
+    CommandError,
+    emit,
+    frame_rows,
+    inputs_payload,
+    level_label,
+    no_scores_error,
     print_frame,
+    print_inputs,
+    print_next_steps,
+    print_side,
     printable,
     progress_bar,
 )
-from predictor.cli_results import FROM_HELP, add_from_options
 from predictor.resolve import UnknownNameError
+from predictor.results.inputs import ResultInputs, summarise_models
+from predictor.results.runnable import next_steps
+from predictor.trust import (
+    compare_models,
+    compare_with_known_models,
+    suspicious_scores,
+    what_to_run_next,
+)
 
-if TYPE_CHECKING:
-    from predictor.results.inputs import ResultInputs
-
-STORE_HELP = "snapshot store: a directory, s3://bucket/prefix or https:// URL"
 LEVEL_HELP = "interval level between 0 and 1 (default 0.9)"
-TARGETS_HELP = "a profile (coding_assistant, chat, reasoning, general_assistant) or name,name,..."
 
 
-def _load(args: argparse.Namespace):
-    from predictor.api import BenchPress
-
+def _load(args: argparse.Namespace) -> BenchPress:
     return BenchPress.load(args.version, store=args.store)
 
 
-def _names(text: str, option: str) -> list[str]:
-    """`a,b,,c` -> [a, b, c]; a list with no name in it is a usage error naming `option`."""
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    if not names:
-        raise CommandError(f"{option} needs at least one name, got {text!r}")
-    return names
-
-
-def target_names(text: str | None) -> str | list[str] | None:
-    """One name is a profile or a benchmark (`resolve_targets` tells which); several are
-    benchmarks."""
-    if text is None:
-        return None
-    names = _names(text, "--targets")
-    return names[0] if len(names) == 1 else names
-
-
-def _parse_model(text: str, bp=None) -> tuple[str | None, dict[str, float]]:
+def _parse_model(text: str, bp: BenchPress | None = None) -> tuple[str | None, dict[str, float]]:
     """`NAME:bench=1,bench=2` or `bench=1,bench=2`. A bare name (`gpt-4o`) is a known model
     given where a new model's scores go: say where known models go instead."""
-    from predictor.cli import parse_scores
-
     if "=" not in text and text.strip():
         known = ""
         if bp is not None:
@@ -82,11 +87,8 @@ def _parse_model(text: str, bp=None) -> tuple[str | None, dict[str, float]]:
     return None, parse_scores(text)
 
 
-def _file_models(bp, args: argparse.Namespace) -> list[tuple[str, ResultInputs]]:
+def _file_models(bp: BenchPress, args: argparse.Namespace) -> list[tuple[str, ResultInputs]]:
     """(name, inputs) of every model in the `--from` files, in first-seen order."""
-    from predictor.cli_results import no_scores_error, read_from
-    from predictor.results.inputs import summarise_models
-
     if not args.from_paths:
         return []
     found = list(summarise_models(read_from(bp, args)).items())
@@ -97,21 +99,19 @@ def _file_models(bp, args: argparse.Namespace) -> list[tuple[str, ResultInputs]]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from predictor.cli import check_distinct_benchmarks
-    from predictor.cli_results import check_from_options, inputs_payload, print_inputs
-    from predictor.trust import compare_models, compare_with_known_models
-
     check_from_options(args)
     if not args.model and not args.from_paths:
         raise CommandError("give the models: --model [NAME:]name=value,... or --from PATH")
     bp = _load(args)
     parsed = [_parse_model(t, bp) for t in args.model or ()]
     names = [n or f"model_{k + 1}" for k, (n, _) in enumerate(parsed)]
+    models: list[str | None] = [n for n, _ in parsed]  # side information: named ones only
     probes = [p for _, p in parsed]
     for scores in probes:
         check_distinct_benchmarks(scores, bp.resolve_benchmark, "--model", bp.resolve_model)
     from_files = _file_models(bp, args)
     names += [name for name, _ in from_files]
+    models += [inputs.model or name for name, inputs in from_files]
     probes += [inputs.scores for _, inputs in from_files]
     if len(set(names)) < len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -131,7 +131,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"--reference compares exactly one model, got {len(probes)} "
                 f"({', '.join(printable(n) for n in names)})"
             )
-        refs = _names(args.reference, "--reference")
+        refs = name_list(args.reference, "--reference")
         result = compare_with_known_models(
             bp,
             probes[0],
@@ -139,15 +139,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
             targets=targets or "general_assistant",
             level=args.level,
             name=names[0],
+            model=args.name or models[0],
+            family=args.family,
+            release_date=args.release_date,
         )
         frame = result.to_frame()
         payload = {"version": bp.version, "rows": frame_rows(frame)}
+        if result.side is not None:
+            payload["side"] = result.side.as_dict()
         if from_files:
             payload["inputs"] = inputs
 
         def reference_table() -> None:
             show_inputs()
             print(result.summary())
+            if result.side is not None:
+                print_side(result.side, side_asked(args), names[0])
 
         emit(args, frame, payload=payload, table=reference_table)
         return 0
@@ -160,7 +167,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     if targets is None:
         raise CommandError("--targets is required when comparing models")
-    result = compare_models(bp, probes, targets, names=names, level=args.level)
+    if args.name or args.family or args.release_date:
+        raise CommandError(
+            "--name, --family and --release-date describe the one model of --reference; "
+            "name each of several models as --model NAME:benchmark=score,..."
+        )
+    result = compare_models(bp, probes, targets, names=names, level=args.level, models=models)
     frame = result.to_frame()
 
     def table() -> None:
@@ -169,11 +181,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print_frame(frame, [*columns, "p_better_than_next"])
         print()
         print(result.summary())
+        for name, side in result.sides.items():
+            print_side(side, side_asked(args), name)
 
     payload = {
         "version": bp.version,
         "rows": frame_rows(frame),
         "pairwise": frame_rows(result.pairwise()),
+        "sides": {name: side.as_dict() for name, side in result.sides.items()},
     }
     if from_files:
         payload["inputs"] = inputs
@@ -182,11 +197,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
-    from predictor.cli_results import print_next_steps
-    from predictor.results.runnable import next_steps
-
     bp = _load(args)
-    allow = None if args.allow is None else _names(args.allow, "--allow")
+    allow = None if args.allow is None else name_list(args.allow, "--allow")
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,
@@ -214,19 +226,6 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from predictor.cli import parse_scores
-    from predictor.cli_results import (
-        check_from_options,
-        fractions_checked,
-        from_args,
-        gathered_scores,
-        inputs_payload,
-        print_inputs,
-        print_next_steps,
-    )
-    from predictor.results.runnable import next_steps
-    from predictor.trust import what_to_run_next
-
     check_from_options(args)
     if args.scores is None and not args.from_paths:
         raise CommandError(
@@ -235,6 +234,8 @@ def cmd_next(args: argparse.Namespace) -> int:
     extra = parse_scores(args.scores) if args.scores is not None else None
     bp = _load(args)
     inputs, known, replaced = gathered_scores(bp, args, extra)
+    side = side_arguments(args, inputs.model if inputs is not None else None)
+    side_used = bp.side_for(**side)[0]
     with fractions_checked(inputs, extra):
         frame = what_to_run_next(
             bp,
@@ -243,6 +244,7 @@ def cmd_next(args: argparse.Namespace) -> int:
             budget=args.budget,
             top=args.top,
             level=args.level,
+            **side,
         )
     again = from_args(args) + (["--scores", args.scores] if args.scores is not None else [])
     steps = next_steps(frame["benchmark"].to_list(), predict_args=again)
@@ -256,11 +258,13 @@ def cmd_next(args: argparse.Namespace) -> int:
         )
         columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
         print_frame(frame, [*columns, "reduction_per_cost", "lm_eval_task", "inspect_task"])
+        print_side(side_used, side_asked(args))
         print_next_steps(steps)
 
     payload = {
         "version": bp.version,
         "level": args.level,
+        "side": side_used.as_dict(),
         "rows": frame_rows(frame),
         "commands": steps.as_dict(),
     }
@@ -274,8 +278,6 @@ TABLE_ROWS = 50  # suspicious cells in the human table unless --top says otherwi
 
 
 def cmd_suspicious(args: argparse.Namespace) -> int:
-    from predictor.trust import suspicious_scores
-
     bp = _load(args)
     every = suspicious_scores(bp, threshold=args.threshold)
     # the table shows TABLE_ROWS by default; --json/--csv mirror the whole Python frame
@@ -302,18 +304,7 @@ def cmd_suspicious(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    from predictor.cli import VERSION_HELP, snapshot_reference
-
-    p.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
-    p.add_argument("--store", help=STORE_HELP)
-    add_output_options(p)
-
-
-def register(subparsers) -> None:
-    compare = subparsers.add_parser(
-        "compare", help="rank models predicted from probe scores, with P(A better than B)"
-    )
+def compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--model",
         action="append",
@@ -326,33 +317,38 @@ def register(subparsers) -> None:
     )
     compare.add_argument("--targets", help=TARGETS_HELP)
     compare.add_argument("--reference", help="snapshot models to rank one --model against")
+    add_side_options(compare)
     compare.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
-    _common(compare)
+    add_snapshot_options(compare)
     compare.set_defaults(func=cmd_compare)
 
-    probes = subparsers.add_parser("probes", help="which benchmarks to run as probes")
+
+def probes_arguments(probes: argparse.ArgumentParser) -> None:
     probes.add_argument("--k", type=positive_int, default=5, help="probes to pick (default 5)")
     probes.add_argument("--budget", type=positive_float, help="total cost budget (trust.costs)")
     probes.add_argument("--targets", help=TARGETS_HELP)
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
-    _common(probes)
+    add_snapshot_options(probes)
     add_progress_option(probes)
     probes.set_defaults(func=cmd_probes)
 
-    nxt = subparsers.add_parser("next", help="which benchmark to run next for a new model")
+
+def next_arguments(nxt: argparse.ArgumentParser) -> None:
     nxt.add_argument(
         "--scores",
         help="known scores: name=value,name=value (with --from: added to the files' scores)",
     )
     add_from_options(nxt)
+    add_side_options(nxt)
     nxt.add_argument("--targets", help=TARGETS_HELP)
     nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
     nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")
     nxt.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
-    _common(nxt)
+    add_snapshot_options(nxt)
     nxt.set_defaults(func=cmd_next)
 
-    sus = subparsers.add_parser("suspicious", help="observed scores far from their prediction")
+
+def suspicious_arguments(sus: argparse.ArgumentParser) -> None:
     sus.add_argument(
         "--threshold",
         type=positive_float,
@@ -364,5 +360,10 @@ def register(subparsers) -> None:
         type=positive_int,
         help=f"rows to show (default: {TABLE_ROWS} in the table, every row with --json/--csv)",
     )
-    _common(sus)
+    add_snapshot_options(sus)
     sus.set_defaults(func=cmd_suspicious)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `compare`, `probes`, `next` and `suspicious` to a parser's sub-commands."""
+    add_commands(subparsers, TRUST)

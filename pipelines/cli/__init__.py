@@ -1,0 +1,46 @@
+"""Pipeline commands for `benchpress`: `refresh`, `sources`, `warehouse` (entry point
+`benchpress.commands`). Declared here by name and help line; each command's module
+(`refresh`, `sources`, `warehouse`) is imported only when the command is parsed, so
+`benchpress --help` loads neither Dagster nor DuckDB. Options and output: `predictor.cli.options`
+and `predictor.cli.output`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from importlib.util import find_spec
+
+from predictor.cli.options import Command, add_commands
+
+# what the pipeline's commands need beyond the predictor (the `pipeline` extra): without it, a
+# predictor-only install lists none of them (`benchpress` skips a register that fails to import)
+for _module in ("requests", "yaml"):
+    if find_spec(_module) is None:
+        raise ImportError(
+            f"the pipeline commands need the `pipeline` extra ({_module} is missing): "
+            "pip install 'benchpress-llm[pipeline]'",
+            name=_module,
+        )
+
+COMMANDS = (
+    Command(
+        "refresh",
+        "run the whole pipeline once and publish",
+        "pipelines.cli.refresh:refresh_arguments",
+    ),
+    Command(
+        "sources",
+        "list leaderboard sources and their URLs",
+        "pipelines.cli.sources:sources_arguments",
+    ),
+    Command(
+        "warehouse",
+        "inspect the DuckDB warehouse",
+        "pipelines.cli.warehouse:warehouse_arguments",
+    ),
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `refresh`, `sources` and `warehouse` to the `benchpress` sub-commands."""
+    add_commands(sub, COMMANDS)

@@ -1,0 +1,121 @@
+"""Probe scores as `predict`, `next` and `compare` take them: `--scores name=value,...` and
+`--from PATH` results files.
+
+Files, folders and globs of lm-eval, Inspect, Every Eval Ever, HELM or tidy results are read
+(`BenchPress.read_results`); `--scores` add to and override the files' scores. What the files
+gave is printed above the answer by `predictor.cli.output.print_inputs`."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
+
+from predictor.api import BenchPress
+from predictor.cli.output import CommandError, no_scores_error, printable
+from predictor.resolve import UnknownNameError
+from predictor.results import parse_overrides
+from predictor.results.inputs import ResultInputs, summarise
+from predictor.values import FractionScoresWarning
+
+
+def _benchmark_not_model(
+    name: str,
+    resolve: Callable[[str], str],
+    option: str,
+    resolve_model: Callable[[str], str] | None,
+) -> str:
+    """The benchmark `name` resolves to; a model's name given where a benchmark goes
+    (`GPT-4o=80`) is said to be one, instead of suggesting look-alike benchmarks."""
+    try:
+        return resolve(name)
+    except UnknownNameError:
+        model = None
+        if resolve_model is not None:
+            try:
+                model = resolve_model(name)
+            except (UnknownNameError, ValueError):
+                model = None
+        if model is None:
+            raise
+        raise CommandError(
+            f"{option}: {printable(name)!r} is a model ({printable(model)}), not a benchmark; "
+            "give benchmark=score pairs, e.g. gpqa_diamond=80 (known models go in "
+            "`benchpress compare --reference`)"
+        ) from None
+
+
+def check_distinct_benchmarks(
+    scores: dict[str, float],
+    resolve: Callable[[str], str],
+    option: str = "--scores",
+    resolve_model: Callable[[str], str] | None = None,
+) -> None:
+    """Two spellings of one benchmark (`gpqa_diamond`, `GPQA Diamond`) are a usage error, as an
+    exact duplicate is in `parse_scores`; the API would reject them later as a failure."""
+    seen: dict[str, str] = {}
+    for name in scores:
+        benchmark = _benchmark_not_model(name, resolve, option, resolve_model)
+        if benchmark in seen:
+            raise CommandError(
+                f"{option}: {benchmark} is given twice (as {seen[benchmark]!r} and {name!r}); "
+                "give each benchmark once"
+            )
+        seen[benchmark] = name
+
+
+def read_from(bp: BenchPress, args: argparse.Namespace):
+    """The results frame of the `--from` files on `bp`'s benchmark ids."""
+    return bp.read_results(args.from_paths, overrides=parse_overrides(args.maps))
+
+
+def inputs_from(bp: BenchPress, args: argparse.Namespace) -> ResultInputs | None:
+    """What the `--from` files give the `--model` chosen (None without --from)."""
+    if not args.from_paths:
+        return None
+    return summarise(read_from(bp, args), getattr(args, "from_model", None))
+
+
+def scores_with(
+    inputs: ResultInputs | None,
+    extra: dict[str, float] | None,
+    resolve: Callable[[str], str],
+) -> tuple[dict[str, float], list[str]]:
+    """(scores, benchmarks whose file score `extra` replaced): the files' scores, then the
+    `--scores` given on the command line, which add to and override them."""
+    scores = dict(inputs.scores) if inputs else {}
+    replaced = []
+    for name, value in (extra or {}).items():
+        benchmark = resolve(name)
+        if benchmark in scores:
+            replaced.append(benchmark)
+        scores[benchmark] = value
+    return scores, replaced
+
+
+def gathered_scores(
+    bp: BenchPress, args: argparse.Namespace, extra: dict[str, float] | None
+) -> tuple[ResultInputs | None, dict[str, float], list[str]]:
+    """(file inputs, scores, replaced) of `--from` and `--scores` together, as `predict` and
+    `next` take them: `--scores` names checked (twice given, a model's name), the files read,
+    and at least one usable score, else the error saying why there is none."""
+    if extra:
+        check_distinct_benchmarks(extra, bp.resolve_benchmark, resolve_model=bp.resolve_model)
+    inputs = inputs_from(bp, args)
+    scores, replaced = scores_with(inputs, extra, bp.resolve_benchmark)
+    if not scores:
+        raise no_scores_error(inputs)
+    return inputs, scores, replaced
+
+
+@contextlib.contextmanager
+def fractions_checked(
+    inputs: ResultInputs | None, extra: dict[str, float] | None
+) -> Iterator[None]:
+    """The warning about fractions given as percentages, only where it can be true: scores
+    converted from the units lm-eval, Inspect, EEE or HELM files state cannot be."""
+    with warnings.catch_warnings():
+        if inputs is not None and inputs.units_known and not extra:
+            warnings.simplefilter("ignore", FractionScoresWarning)
+        yield

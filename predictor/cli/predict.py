@@ -1,0 +1,134 @@
+"""`benchpress predict`: unseen benchmarks predicted from probe scores (`--scores`) or results
+files (`--from`), with intervals."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from predictor.api import BenchPress
+from predictor.cli.commands import PREDICT
+from predictor.cli.inputs import fractions_checked, gathered_scores
+from predictor.cli.options import (
+    STORE_HELP,
+    TARGETS_HELP,
+    VERSION_HELP,
+    add_commands,
+    add_from_options,
+    add_output_options,
+    add_side_options,
+    check_from_options,
+    interval_level,
+    parse_scores,
+    side_arguments,
+    side_asked,
+    snapshot_reference,
+    store_uri,
+    target_names,
+)
+from predictor.cli.output import (
+    CommandError,
+    emit,
+    inputs_payload,
+    level_label,
+    plural,
+    print_inputs,
+    print_side,
+    print_table,
+)
+from predictor.values import predictions_frame
+
+
+def _one_decimal(row: dict[str, Any]) -> dict[str, str]:
+    """Score, bounds and half-width to one decimal whatever the level or the unit: a tenth of a
+    point (or of an Elo point, a dollar, a minute) is the resolution any benchmark reports."""
+    return {
+        "score": f"{row['score']:.1f}",
+        "low": f"{row['low']:.1f}",
+        "high": f"{row['high']:.1f}",
+        "±": f"{row['confidence']:.1f}",
+    }
+
+
+def _percent(p: float | None) -> str:
+    """A probability as a whole percentage; blank when there is none."""
+    return "" if p is None else f"{100 * p:.0f}%"
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    check_from_options(args)
+    if args.scores is None and not args.from_paths:
+        raise CommandError(
+            "give the probe scores: --scores name=value,... or --from PATH (results files), or both"
+        )
+    extra = parse_scores(args.scores) if args.scores is not None else None
+    bp = BenchPress.load(args.version, store=args.store)
+    inputs, scores, replaced = gathered_scores(bp, args, extra)
+    with fractions_checked(inputs, extra):
+        predictions = bp.predict(
+            scores,
+            level=args.level,
+            targets=target_names(args.targets),
+            **side_arguments(args, inputs.model if inputs is not None else None),
+        )
+    frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
+    shown = frame.sort("benchmark")
+
+    def table() -> None:
+        if inputs is not None:
+            print_inputs(inputs, extra, replaced)
+        print(
+            f"snapshot {bp.version}: {plural(len(predictions), 'benchmark')}, "
+            f"{level_label(args.level)} intervals"
+        )
+        unit = dict(bp.snapshot.benchmarks.select("benchmark_id", "unit").iter_rows())
+        rows = [
+            {
+                **r,
+                **_one_decimal(r),
+                "unit": unit.get(r["benchmark"]) or "",
+                "P(|err|<=5)": _percent(r["p_within_5"]) if not r["observed"] else "",
+                "kind": "probe" if r["observed"] else "predicted",
+            }
+            for r in shown.to_dicts()
+        ]
+        columns = ["benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind"]
+        print_table(rows, columns)
+        print_side(predictions.side, side_asked(args))
+
+    payload = {
+        "version": bp.version,
+        "level": args.level,
+        "side": predictions.side.as_dict(),
+        "predictions": shown.to_dicts(),
+    }
+    if inputs is not None:
+        payload["inputs"] = inputs_payload(inputs, extra, replaced)
+    emit(args, frame, payload=payload, table=table)
+    return 0
+
+
+def predict_arguments(predict: argparse.ArgumentParser) -> None:
+    predict.add_argument(
+        "--scores",
+        help="probe scores: name=value,name=value (with --from: added to the files' scores, "
+        "replacing a file's score of the same benchmark)",
+    )
+    add_from_options(predict)
+    add_side_options(predict)
+    predict.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
+    predict.add_argument("--store", type=store_uri, help=STORE_HELP)
+    predict.add_argument(
+        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
+    predict.add_argument(
+        "--targets",
+        help=f"only these: {TARGETS_HELP} (default: every benchmark)",
+    )
+    add_output_options(predict)
+    predict.set_defaults(func=cmd_predict)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `predict` to a parser's sub-commands."""
+    add_commands(subparsers, PREDICT)

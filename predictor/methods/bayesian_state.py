@@ -1,0 +1,133 @@
+"""The default method's snapshot state: plain JSON-able data and back (no pickle).
+
+Layouts, told apart by `state_version` (with `"method": "bayes"`):
+- 2: the posterior draws of the benchmark side, the transform and the noise scales.
+- 3: as 2, plus each column's chance floor and valid range (`transform_floor`,
+  `transform_lower`, `transform_upper`; open ends as null) and the model families of the fit
+  (`model_groups` with the `model_group_mean` / `model_group_precision` arrays, each fitted
+  model's family `model_row_groups` and standardised features `model_features`, and the
+  features a new model is assumed to have, `new_model_features`). Written by every new fit;
+  state 2 still loads (floor 0, percent columns 0-100, no families).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from predictor.methods.common import finite_or_none, round_state
+from predictor.methods.fold_in_calibration import FoldInCalibration
+from predictor.transforms import ScaleTransform
+
+if TYPE_CHECKING:  # type hints only: the class calls this module
+    from predictor.methods.bayesian import BayesianCompleter
+
+STATE_VERSION = 3
+STATE_VERSIONS = (2, 3)
+_ARRAYS = (
+    "z_pred_",
+    "z_var_",
+    "model_noise_",
+    "benchmark_noise_",
+    "mu_",
+    "benchmark_params_",
+    "benchmark_precision_",
+    "model_prior_mean_",
+    "model_prior_precision_",
+    "feature_mean_",
+    "feature_std_",
+)
+# Arrays of state version 3 (families, fitted models' features); absent from version 2.
+_GROUP_ARRAYS = (
+    "model_group_mean_",
+    "model_group_precision_",
+    "model_features_",
+    "new_model_features_",
+)
+
+
+def export_state(model: BayesianCompleter) -> dict[str, Any]:
+    arrays = {}
+    for name in _ARRAYS + _GROUP_ARRAYS:
+        value = np.asarray(getattr(model, name), dtype=float)
+        arrays[name.rstrip("_")] = {"shape": list(value.shape), "data": round_state(value.ravel())}
+    floor, lower, upper = model.transform_.ranges()
+    calibration = model.fold_in_calibration_
+    return {
+        "state_version": STATE_VERSION,
+        "method": "bayes",
+        "params": model.get_params(),
+        "scales": list(model.transform_.scales),
+        "transform_mean": round_state(model.transform_.mean_),
+        "transform_std": round_state(model.transform_.std_),
+        "transform_floor": round_state(floor),
+        "transform_lower": finite_or_none(lower),
+        "transform_upper": finite_or_none(upper),
+        "model_groups": list(model.model_groups_),
+        "model_row_groups": list(model.model_row_groups_),
+        "new_model_noise": float(f"{model.new_model_noise_:.10g}"),
+        "arrays": arrays,
+        **({"fold_in_calibration": calibration.as_dict()} if calibration is not None else {}),
+    }
+
+
+def _open_ends(values: list[float | None] | None, fill: float) -> list[float] | None:
+    return None if values is None else [fill if v is None else float(v) for v in values]
+
+
+def restore_state(
+    cls: type[BayesianCompleter], state: dict[str, Any], values: np.ndarray
+) -> BayesianCompleter:
+    """A completer equivalent to the exported one; `values` are the fitted observed cells."""
+    if state.get("state_version") not in STATE_VERSIONS:
+        raise ValueError(f"unsupported fit state version {state.get('state_version')!r}")
+    model = cls(**state["params"])
+    model.transform_ = ScaleTransform.restored(
+        state["scales"], model.eps, state["transform_mean"], state["transform_std"]
+    )
+    model.transform_.set_ranges(
+        state.get("transform_floor"),
+        _open_ends(state.get("transform_lower"), -np.inf),
+        _open_ends(state.get("transform_upper"), np.inf),
+    )
+    for name in _ARRAYS:
+        stored = state["arrays"][name.rstrip("_")]
+        array = np.asarray(stored["data"], dtype=float).reshape(stored["shape"])
+        setattr(model, name, array)
+    groups = [str(g) for g in state.get("model_groups", [])]
+    model.model_groups_ = groups
+    n_rows = model.z_pred_.shape[0]
+    rows = state.get("model_row_groups") or [None] * n_rows
+    model.model_row_groups_ = [None if g is None else str(g) for g in rows]
+    d = model.model_prior_mean_.shape[-1]
+    absent = {  # version 2: no families, features not kept
+        "model_group_mean_": np.zeros((len(model.mu_), 0, d)),
+        "model_group_precision_": model.model_prior_precision_,
+        "model_features_": np.zeros((n_rows, len(model.feature_mean_))),
+        "new_model_features_": np.zeros(len(model.feature_mean_)),  # the mean model's
+    }
+    for name in _GROUP_ARRAYS:
+        stored = state["arrays"].get(name.rstrip("_"))
+        if stored is None:
+            array = absent[name]
+        else:
+            array = np.asarray(stored["data"], dtype=float).reshape(stored["shape"])
+        setattr(model, name, array)
+    if model.model_group_mean_.shape[1] != len(groups):
+        raise ValueError(
+            f"fit state: {len(groups)} model families but group means for "
+            f"{model.model_group_mean_.shape[1]}"
+        )
+    model.new_model_noise_ = float(state["new_model_noise"])
+    calibration = state.get("fold_in_calibration")  # absent in states written before it
+    model.fold_in_calibration_ = (
+        None if calibration is None else FoldInCalibration.from_dict(calibration)
+    )
+    model.values_ = np.asarray(values, dtype=float)
+    model.observed_ = ~np.isnan(model.values_)
+    if model.values_.shape != model.z_pred_.shape:
+        raise ValueError(
+            f"values has shape {model.values_.shape}, the fit state {model.z_pred_.shape}"
+        )
+    return model

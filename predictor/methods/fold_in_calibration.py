@@ -1,0 +1,63 @@
+"""Conformal factors of new-model intervals, by evidence stratum and level.
+
+The value a fit carries (and a snapshot stores) once `predictor.calibration` has measured
+it; a method multiplies its model-based half-width by `factor(n_known, level)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from predictor.methods.common import check_level
+
+LEVELS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99)
+KNOWN_STRATA = (3, 6, 10, 20)  # upper bounds: 1-3, 4-6, 7-10, 11-20, more than 20 known scores
+MIN_RESIDUALS = 200
+FACTOR_RANGE = (0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class FoldInCalibration:
+    """Half-width factors for fold-in intervals: `factors[stratum][level index]`."""
+
+    factors: tuple[tuple[float, ...], ...]
+    residuals: tuple[int, ...]  # normalised residuals behind each stratum
+    strata: tuple[int, ...] = KNOWN_STRATA
+    levels: tuple[float, ...] = LEVELS
+
+    def stratum(self, n_known: int) -> int:
+        """Index of the evidence stratum of a model with `n_known` known scores."""
+        return int(np.searchsorted(np.asarray(self.strata), n_known, side="left"))
+
+    def stratum_labels(self) -> list[str]:
+        """ "1-3", "4-6", ..., "21+": the known-score counts of each stratum."""
+        lows = [1, *(upper + 1 for upper in self.strata)]
+        spans = [f"{lo}-{hi}" for lo, hi in zip(lows, self.strata, strict=False)]
+        return [*spans, f"{lows[-1]}+"]
+
+    def factor(self, n_known: int, level: float) -> float:
+        """Multiplier on the model-based half-width at `level` for `n_known` known scores."""
+        row = self.factors[self.stratum(n_known)]
+        return float(np.interp(check_level(level), self.levels, row))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "strata": list(self.strata),
+            "levels": list(self.levels),
+            "factors": [[round(f, 6) for f in row] for row in self.factors],
+            "residuals": list(self.residuals),
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> FoldInCalibration:
+        strata = tuple(int(s) for s in doc["strata"])
+        levels = tuple(float(lv) for lv in doc["levels"])
+        factors = tuple(tuple(float(f) for f in row) for row in doc["factors"])
+        if len(factors) != len(strata) + 1 or any(len(r) != len(levels) for r in factors):
+            raise ValueError("fold-in calibration: factors do not match strata and levels")
+        if not all(FACTOR_RANGE[0] <= f <= FACTOR_RANGE[1] for r in factors for f in r):
+            raise ValueError("fold-in calibration: a factor lies outside its allowed range")
+        return cls(factors, tuple(int(n) for n in doc["residuals"]), strata, levels)
