@@ -16,8 +16,7 @@ loads no numpy or Polars.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from predictor.lazy import lazy_exports
 
 _EXPORTS = {  # name -> the module it is imported from, on first use
     "AmbiguousNameError": "predictor",
@@ -32,10 +31,12 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "MissingProbesWarning": "predictor.missing_probes",
     "NewBenchmarkPrediction": "predictor",
     "Prediction": "predictor",
+    "Predictions": "predictor",
     "ProbeBenchmarks": "predictor.probe_sets",
     "ProbeScoreError": "predictor",
     "ProbeSet": "predictor.probe_sets",
     "ResultsError": "predictor.results",
+    "SideUsed": "predictor",
     "SnapshotError": "predictor",
     "UnknownNameError": "predictor",
     "complete_matrix": "predictor",
@@ -46,14 +47,4 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups find it without this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -5,7 +5,7 @@ paper's score matrix (84 models x 133 benchmarks) on its own, from the recorded 
 `benchpress_matrix` source alone, through the code the refresh job uses (the source's parser,
 identity resolution with the reviewed registry, the matrix build, the fit of
 `pipelines.stages.fit` with the default `FitParams`, the snapshot tables and
-`warehouse.snapshots.write_tables`). No warehouse and no Dagster: one payload in, one
+`predictor.snapshot_writer.write_tables`). No warehouse and no Dagster: one payload in, one
 snapshot directory out.
 
 Deterministic: the payload's time is its recorded time (`_sources/*.recorded.json`), the fit
@@ -35,8 +35,8 @@ from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
 from predictor.pretrained import PRETRAINED, pretrained_root
 from predictor.snapshot_layout import MANIFEST, draft_manifest
+from predictor.snapshot_writer import write_tables
 from predictor.snapshots import content_hash, verify
-from warehouse.snapshots import write_tables
 
 BENCHPRESS_V1 = "microsoft/benchpress-v1"
 

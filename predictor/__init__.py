@@ -10,8 +10,7 @@ Polars before a command needs them.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from predictor.lazy import lazy_exports
 
 _EXPORTS = {  # name -> the module it is imported from, on first use
     "AmbiguousNameError": "predictor.resolve",
@@ -37,14 +36,4 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups find it without this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

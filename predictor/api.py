@@ -24,7 +24,13 @@ from predictor.fitted_state import restore_state
 from predictor.methods.base import NotSupportedError
 from predictor.methods.common import check_level
 from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
-from predictor.own_matrix import MIN_PER_BENCHMARK, MIN_PER_MODEL, fit_own_snapshot
+from predictor.own_matrix import (
+    MIN_PER_BENCHMARK,
+    MIN_PER_MODEL,
+    fit_own_snapshot,
+    save_snapshot,
+)
+from predictor.paths import snapshot_store_dir
 from predictor.pretrained import resolve_pretrained
 from predictor.resolve import NameResolver, display_names
 from predictor.results import parse_overrides
@@ -185,6 +191,15 @@ class BenchPress:
         bp = cls(snapshot)
         bp.default_level = check_level(level)
         return bp
+
+    def save(self, store: str | Path | None = None) -> str:
+        """Publish this predictor's snapshot (from `BenchPress.fit`) to `store` (a directory
+        or URI; default `$BENCHPRESS_HOME/snapshots`, where `BenchPress.load` looks) as its
+        next calendar version, and return the version; `BenchPress.load(version, store=store)`
+        loads it back, verified. Saving identical content again publishes nothing and returns
+        the version that holds it."""
+        target = open_store(snapshot_store_dir() if store is None else store)
+        return save_snapshot(self.snapshot, target)
 
     @classmethod
     def load(cls, version: str = "latest", store: str | Path | None = None) -> BenchPress:

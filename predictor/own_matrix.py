@@ -14,8 +14,9 @@ benchmark is refused, naming them with their counts: their factors would rest on
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,10 @@ from predictor.fitting import fit_calibrated
 from predictor.methods.registry import DEFAULT_METHOD, completer_class
 from predictor.paths import bundled_snapshot_dir
 from predictor.side_information import SideInformation, checked_release_date, fractional_year
-from predictor.snapshots import FORMAT_VERSION, Snapshot
+from predictor.snapshot_layout import draft_manifest, published_manifest
+from predictor.snapshot_writer import SnapshotTables, next_version, write_manifest, write_tables
+from predictor.snapshots import FORMAT_VERSION, Snapshot, content_hash, list_versions
+from predictor.stores import SnapshotStore
 
 MIN_PER_MODEL = 3  # scores a model needs: a level and a direction to place it
 MIN_PER_BENCHMARK = 3  # scores a benchmark needs (as a new benchmark: `MIN_SCORES`)
@@ -328,3 +332,40 @@ def fit_own_snapshot(
         conflicts=_empty({"model_id": pl.String, "benchmark_id": pl.String}),
         fit=fit,
     )
+
+
+def save_snapshot(snapshot: Snapshot, store: SnapshotStore, today: date | None = None) -> str:
+    """Publish an in-memory snapshot to `store` as its next calendar version; returns the
+    version. Content equal to the store's newest version publishes nothing and returns that
+    version. Version names already used by the snapshots bundled with the package are never
+    reused for other content (`BenchPress.load` searches both)."""
+    tables = SnapshotTables(
+        cells=snapshot.cells,
+        models=snapshot.models,
+        benchmarks=snapshot.benchmarks,
+        aliases=snapshot.aliases,
+        conflicts=snapshot.conflicts,
+        fit=snapshot.fit,
+    )
+    versions = store.list_versions()
+    parent = versions[-1] if versions else None
+    with tempfile.TemporaryDirectory(prefix="benchpress-save-") as tmp:
+        scratch = Path(tmp) / "draft"
+        hashes = write_tables(tables, scratch)
+        digest = content_hash(hashes)
+        if parent is not None and store.read_manifest(parent).get("content_hash") == digest:
+            return parent
+        taken = {*versions, *list_versions(bundled_snapshot_dir())}
+        version = next_version(taken, today or datetime.now(UTC).date())
+        facts = {
+            key: snapshot.manifest[key]
+            for key in ("counts", "fit_params", "description")
+            if key in snapshot.manifest
+        }
+        published_at = datetime.now(UTC).isoformat(timespec="seconds")
+        manifest = published_manifest(
+            draft_manifest(hashes, digest, facts), {}, version, parent, published_at
+        )
+        write_manifest(scratch, manifest)
+        final = scratch.rename(Path(tmp) / version)
+        return store.publish_dir(final)

@@ -16,34 +16,27 @@ import contextlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from predictor.paths import bundled_snapshot_dir
-from predictor.snapshot_layout import (
-    DIGEST_FILE,
-    FIT,
-    MANIFEST,
-    OPTIONAL_TABLES,
-    TABLES,
-    draft_manifest,
-    published_manifest,
-    table_file,
+from predictor.snapshot_layout import DIGEST_FILE, MANIFEST, draft_manifest, published_manifest
+from predictor.snapshot_writer import (
+    SnapshotTables,
+    next_version,
+    write_manifest,
+    write_tables,
 )
 from predictor.snapshots import (
     SnapshotError,
     content_hash,
-    digest_file_bytes,
     list_versions,
     listed_files,
     manifest_digest,
     read_manifest,
-    sha256_file,
     verify,
     version_key,
 )
@@ -53,55 +46,6 @@ from warehouse.scores import current_parses
 
 if TYPE_CHECKING:
     import duckdb
-
-
-@dataclass(frozen=True)
-class SnapshotTables:
-    """A snapshot's tables (`predictor.snapshot_layout.TABLES`, `FIT`, `OPTIONAL_TABLES`)."""
-
-    cells: pl.DataFrame
-    models: pl.DataFrame
-    benchmarks: pl.DataFrame
-    aliases: pl.DataFrame
-    conflicts: pl.DataFrame
-    fit: dict[str, Any]
-    residuals: pl.DataFrame | None = None  # leave-one-out check of every fitted cell
-
-
-def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    # fixed settings so the same frame gives the same bytes on every run
-    frame.write_parquet(path, compression="zstd", compression_level=3, statistics=False)
-
-
-def write_tables(tables: SnapshotTables, directory: Path) -> dict[str, str]:
-    """Write the data files; returns {file name: sha256}, in the layout's order."""
-    directory.mkdir(parents=True, exist_ok=True)
-    names = []
-    for table in TABLES:
-        names.append(table_file(table))
-        _write_parquet(getattr(tables, table), directory / names[-1])
-    names.append(table_file(FIT))
-    (directory / names[-1]).write_text(
-        json.dumps(tables.fit, sort_keys=True, separators=(",", ":")), "utf-8"
-    )
-    for table in OPTIONAL_TABLES:
-        frame = getattr(tables, table)
-        if frame is not None:
-            names.append(table_file(table))
-            _write_parquet(frame, directory / names[-1])
-    return {name: sha256_file(directory / name) for name in names}
-
-
-def write_manifest(directory: Path, manifest: dict[str, Any]) -> str:
-    """Write `manifest.json` and its `digest` file; returns the digest (`sha256:<64 hex>`).
-
-    The digest is taken over the manifest as read back from the text written, so it is what
-    every reader computes."""
-    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    digest = manifest_digest(json.loads(text))
-    (directory / DIGEST_FILE).write_bytes(digest_file_bytes(digest))
-    (directory / MANIFEST).write_text(text, "utf-8")
-    return digest
 
 
 def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> tuple[str, Path]:
@@ -118,16 +62,6 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
     else:
         os.replace(scratch, target)
     return digest, target
-
-
-def next_version(taken: Iterable[str], today: date) -> str:
-    """Today's next free calendar version (`YYYY.MM.DD.N`, the one canonical spelling:
-    `predictor.snapshots.VERSION_PATTERN`) given the version names `taken`."""
-    prefix = f"{today.year}.{today.month:02d}.{today.day:02d}"
-    same_day = [
-        version_key(v)[3] for v in taken if version_key(v)[:3] == version_key(prefix + ".1")[:3]
-    ]
-    return f"{prefix}.{max(same_day, default=0) + 1}"
 
 
 def _hashes_elsewhere(stores: Sequence[Path]) -> dict[str, str]:

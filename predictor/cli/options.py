@@ -143,23 +143,24 @@ def add_from_options(
     )
 
 
-def add_side_options(parser: argparse.ArgumentParser, dates: bool = True) -> None:
-    """`--name`, `--family` and (unless `dates` is False) `--release-date`: what the fold-in
-    of a new model uses besides its scores (`BenchPress.predict(model=, family=,
-    release_date=)`)."""
-    parser.add_argument(
-        "--name",
-        metavar="NAME",
-        help="the model's name, its family read from it (default: the model of the --from files)",
-    )
-    parser.add_argument("--family", help="the model's family (default: read from its name)")
-    if dates:
+def add_side_options(parser: argparse.ArgumentParser, name: bool = True) -> None:
+    """`--name` (unless the command has the name already), `--family` and `--release-date`:
+    what the fold-in of a new model uses besides its scores (`BenchPress.predict(model=,
+    family=, release_date=)`)."""
+    if name:
         parser.add_argument(
-            "--release-date",
-            dest="release_date",
-            metavar="YYYY-MM-DD",
-            help="the model's release date (default: the newest in the snapshot's fit)",
+            "--name",
+            metavar="NAME",
+            help="the model's name, its family read from it (default: the model of the "
+            "--from files)",
         )
+    parser.add_argument("--family", help="the model's family (default: read from its name)")
+    parser.add_argument(
+        "--release-date",
+        dest="release_date",
+        metavar="YYYY-MM-DD",
+        help="the model's release date (default: the newest in the snapshot's fit)",
+    )
 
 
 def side_arguments(args: argparse.Namespace, from_files: str | None = None) -> dict[str, Any]:

@@ -12,37 +12,32 @@ cost table without pulling in rankings (which use the API's answers).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from predictor.lazy import lazy_exports
 
 _EXPORTS = {
-    "DEFAULT_COSTS": "costs",
-    "default_cost": "costs",
-    "resolve_costs": "costs",
-    "what_to_run_next": "next_benchmark",
-    "ProbeSelection": "probes",
-    "probe_set_error": "probes",
-    "select_probes": "probes",
-    "select_probes_detailed": "probes",
-    "select_probes_for": "probes",
-    "PROFILES": "profiles",
-    "profile": "profiles",
-    "resolve_targets": "profiles",
-    "Comparison": "rankings",
-    "KnownComparison": "rankings",
-    "compare_models": "rankings",
-    "compare_with_known_models": "rankings",
-    "p_better": "rankings",
-    "flag_suspicious": "suspicious",
-    "loo_residuals": "suspicious",
-    "suspicious_scores": "suspicious",
+    "DEFAULT_COSTS": "predictor.trust.costs",
+    "default_cost": "predictor.trust.costs",
+    "resolve_costs": "predictor.trust.costs",
+    "what_to_run_next": "predictor.trust.next_benchmark",
+    "ProbeSelection": "predictor.trust.probes",
+    "probe_set_error": "predictor.trust.probes",
+    "select_probes": "predictor.trust.probes",
+    "select_probes_detailed": "predictor.trust.probes",
+    "select_probes_for": "predictor.trust.probes",
+    "PROFILES": "predictor.trust.profiles",
+    "profile": "predictor.trust.profiles",
+    "resolve_targets": "predictor.trust.profiles",
+    "Comparison": "predictor.trust.rankings",
+    "KnownComparison": "predictor.trust.rankings",
+    "compare_models": "predictor.trust.rankings",
+    "compare_with_known_models": "predictor.trust.rankings",
+    "p_better": "predictor.trust.rankings",
+    "flag_suspicious": "predictor.trust.suspicious",
+    "loo_residuals": "predictor.trust.suspicious",
+    "suspicious_scores": "predictor.trust.suspicious",
 }
 
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{module}"), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

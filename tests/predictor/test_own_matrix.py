@@ -95,3 +95,16 @@ def test_columns_are_checked() -> None:
         BenchPress.fit(pl.DataFrame({"model": ["a"], "benchmark": ["x"], "value": [1.0]}))
     with pytest.raises(TypeError, match="must be a Polars DataFrame"):
         BenchPress.fit([("a", "x", 50.0)])  # type: ignore[arg-type]
+
+
+def test_save_publishes_a_verified_version_once(fitted: BenchPress, tmp_path) -> None:
+    store = tmp_path / "team-snapshots"
+    version = fitted.save(store)
+    assert version.count(".") == 3  # a calendar version, YYYY.MM.DD.N
+    assert fitted.save(store) == version  # identical content: nothing new
+    loaded = BenchPress.load(version, store=store)
+    assert loaded.models == fitted.models and loaded.benchmarks == fitted.benchmarks
+    probes = {"gpqa_diamond": 93.6, "hle": 41.4, "mmlu_pro": 88.0}
+    assert loaded.predict(probes, model="gpt-5.5") == fitted.predict(probes, model="gpt-5.5")
+    assert loaded.manifest["parent"] is None
+    assert loaded.manifest["fit_params"]["method"] == "bayes"

@@ -585,3 +585,18 @@ def test_a_checkpoint_name_taken_outside_the_run_is_refused(
     assert (code, out) == (2, "")
     assert "the private model run-a@step-300 exists outside run run-a; remove it first" in err
     assert store_state(benchpress_home) == before
+
+
+def test_the_run_name_gives_every_checkpoint_its_family(
+    benchpress_home: Path, run_files: dict[int, Path], capsys, bp: BenchPress
+) -> None:
+    code, out, _ = track(capsys, "qwen3-8b", "--from", GLOB, "--targets", "mmlu_pro", "--json")
+    assert code == 0
+    answer = json.loads(out)
+    assert answer["side"]["family"] == "qwen3" and answer["side"]["family_known"]
+    files = [str(run_files[500])]
+    named = bp.predict(files, targets=["mmlu_pro"], family="qwen3")["mmlu_pro"]
+    last = answer["checkpoints"][-1]["predictions"][0]
+    assert last["score"] == pytest.approx(named.score, rel=1e-12)
+    code, out, _ = track(capsys, "qwen3-8b", "--from", GLOB, "--targets", "mmlu_pro")
+    assert "run qwen3-8b: family qwen3, release date" in out

@@ -146,7 +146,8 @@ def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
         (
             "scores=gpqa_diamond=80&levle=0.8",
             400,
-            "unknown parameter 'levle' for /api/predict; expected: family, level, model, release_date, scores, targets, version",
+            "unknown parameter 'levle' for /api/predict; expected: family, level, model, "
+            "release_date, scores, targets, version",
         ),
         (
             "scores=gpqa_diamond=80&version=2020.01.01.1",

@@ -33,7 +33,9 @@ from predictor.cli.options import (
     TARGETS_HELP,
     add_from_options,
     add_output_options,
+    add_side_options,
     interval_level,
+    side_asked,
     target_names,
 )
 from predictor.cli.output import (
@@ -44,6 +46,7 @@ from predictor.cli.output import (
     level_label,
     no_scores_error,
     print_inputs,
+    print_side,
     print_table,
     printable,
 )
@@ -316,7 +319,8 @@ def _headline(args: argparse.Namespace, cells: pl.DataFrame):
     if not scores:
         return None
     targets = target_names(args.targets) or DEFAULT_TARGETS
-    predictions = bp.predict(scores, level=args.level, targets=targets)
+    # the private model's name gives the fold-in its family, as for any named model
+    predictions = bp.predict(scores, level=args.level, targets=targets, model=args.name)
     return bp.version, args.level, predictions_frame(predictions)
 
 
@@ -385,6 +389,9 @@ def cmd_track(args: argparse.Namespace) -> int:
     checkpoints = tracking.group_by_step(expand_paths(args.from_paths), pattern)
 
     bp = _load(args)
+    # every checkpoint is the run's model: its family read from the run's name
+    side = {"model": run, "family": args.family, "release_date": args.release_date}
+    side_used = bp.side_for(**side)[0]
     criteria = tracking.resolve_criteria(wanted, bp.resolve_benchmark, bp.fit_benchmarks_)
     targets = resolve_targets(
         target_names(args.targets) or DEFAULT_TARGETS, bp.fit_benchmarks_, bp.resolve_benchmark
@@ -410,9 +417,11 @@ def cmd_track(args: argparse.Namespace) -> int:
         imports.append(
             private_models.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
         )
-        predictions.append(bp.predict(found.scores, level=args.level, targets=shown))
+        predictions.append(bp.predict(found.scores, level=args.level, targets=shown, **side))
         if criteria:
-            benchmarks, draws = bp.predictive_draws(found.scores, n=N_DRAWS, level=args.level)
+            benchmarks, draws = bp.predictive_draws(
+                found.scores, n=N_DRAWS, level=args.level, **side
+            )
             p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
             p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
     first = tracking.first_meeting(steps, p_all) if criteria else None
@@ -461,6 +470,7 @@ def cmd_track(args: argparse.Namespace) -> int:
                 row["P(all)"] = f"{p_all[k]:.3f}"
             rows.append(row)
         print_table(rows, ["step", "probes", *shown, *(["P(all)"] if criteria else [])])
+        print_side(side_used, side_asked(args), f"run {printable(run)}")
         unmapped = list(dict.fromkeys(t for found in inputs for t in found.unmapped))
         if unmapped:
             listed = ", ".join(printable(t) for t in unmapped[:12])
@@ -483,6 +493,7 @@ def cmd_track(args: argparse.Namespace) -> int:
         "level": args.level,
         "targets": shown,
         "criteria": [str(c) for c in criteria],
+        "side": side_used.as_dict(),
         "replaced": report.replaced,
         "first_step_meeting": first,
         "meet_probability": tracking.MEET_PROBABILITY,
@@ -597,6 +608,7 @@ def track_arguments(track: argparse.ArgumentParser) -> None:
         f"and the first checkpoint where it is at least {tracking.MEET_PROBABILITY:g}",
     )
     track.add_argument("--plot", metavar="FILE", help="write the trajectories to FILE.png/.svg")
+    add_side_options(track, name=False)  # the run's name is the model's name
     track.add_argument(
         "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
     )
