@@ -7,6 +7,8 @@ cells are predicted; the figure is the MedAE of those hidden cells, pooled over 
 - `user path`: `BenchPress.fit` on the other models' cells (a long frame with their release
   dates from `data.json`; families read from the ids), then `BenchPress.predict(probes,
   model=ID, release_date=DATE)`: what a team predicting a new model from its probes gets;
+  and from the same fit `BenchPress.predict(probes)` alone (the whole population as its
+  family's prior, the newest date of the fit);
 - `complete_matrix, side information`: the protocol as `benchpress evaluate` runs it (the
   model's row with only its probes, in one fit with release dates, families and categories);
 - `complete_matrix, no side information`: `complete_matrix(values, scales)`;
@@ -81,10 +83,12 @@ def user_path(
     dates: dict[str, str | None],
     models: list[int],
     seed: int = 0,
-) -> tuple[list[float], float, dict[str, int]]:
-    """(absolute errors of every hidden cell, seconds, how the families were used)."""
+) -> tuple[list[float], list[float], float, dict[str, int]]:
+    """(absolute errors of every hidden cell with the model's name and date, the same without
+    them, seconds, how the families were used)."""
     probes = [benchmark_ids.index(b) for b in PAPER_PROBES]
     errors: list[float] = []
+    unnamed: list[float] = []
     families = {"known": 0, "population": 0}
     start = time.perf_counter()
     for i in models:
@@ -97,7 +101,9 @@ def user_path(
         answer = bp.predict(revealed, model=model_ids[i], release_date=dates.get(model_ids[i]))
         families["known" if answer.side.family_known else "population"] += 1
         errors += [abs(answer[benchmark_ids[j]].score - values[i, j]) for j in hidden]
-    return errors, time.perf_counter() - start, families
+        bare = bp.predict(revealed)  # no name, no date: the population, the fit's newest date
+        unnamed += [abs(bare[benchmark_ids[j]].score - values[i, j]) for j in hidden]
+    return errors, unnamed, time.perf_counter() - start, families
 
 
 def protocol(values, scales, fit_predict, models: list[int], probes) -> tuple[list[float], float]:
@@ -136,10 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     per_seed: dict[str, list[tuple[list[float], float]]] = {}
     for seed in args.seeds:
         params = {"level": 0.9, "random_state": seed}
+        named, bare, seconds, _ = user_path(
+            values, model_ids, benchmark_ids, scales, dates, models, seed
+        )
         runs = {
-            "user path (BenchPress.fit + predict)": user_path(
-                values, model_ids, benchmark_ids, scales, dates, models, seed
-            )[:2],
+            "user path (BenchPress.fit + predict)": (named, seconds),
+            "user path, no name or date given": (bare, seconds),
             "complete_matrix, side information": protocol(
                 values, scales, SideAware(side, DEFAULT_USE, params), models, probes
             ),
