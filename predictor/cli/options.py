@@ -55,6 +55,17 @@ def load(spec: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), name)
 
 
+def handler(spec: str) -> Callable[[argparse.Namespace], int]:
+    """A command's `func` that imports its "module:function" only when the command runs
+    (so its `--help` works without what the handler's module needs)."""
+
+    def run(args: argparse.Namespace) -> int:
+        return load(spec)(args)
+
+    run.__qualname__ = run.__name__ = spec.rpartition(":")[2]
+    return run
+
+
 class Commands(argparse._SubParsersAction):
     """Sub-commands whose options are added when one is chosen (or on `complete`): listing
     them (`benchpress --help`) imports none of their modules."""

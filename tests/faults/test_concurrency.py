@@ -140,3 +140,27 @@ def test_a_short_read_of_the_live_warehouse_does_not_fail_the_writer(tmp_path) -
     finally:
         reader.kill()
         reader.wait()
+
+
+def test_private_store_help_works_without_duckdb() -> None:
+    """`models --help` and `track --help` only add options: where DuckDB is not installed (the
+    predictor alone) they print their help; the handlers that need it load when run."""
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["duckdb"] = None  # as if not installed: importing it raises ImportError
+        from predictor.cli import main
+        for argv in (["models", "--help"], ["models", "list", "--help"], ["track", "--help"]):
+            try:
+                main(argv)
+            except SystemExit as exc:
+                assert exc.code == 0, (argv, exc.code)
+        print("helped")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.rstrip().endswith("helped")
+    assert "usage: benchpress track" in done.stdout and "--release-date" in done.stdout

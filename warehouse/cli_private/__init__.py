@@ -1,7 +1,8 @@
 """The private store's commands for `benchpress`: `models add|list|show|remove` and `track`
-(entry point `benchpress.commands`). Declared here by name and help line; their module
-(`warehouse.cli_private.commands`) is imported only when one of them is parsed, so
-`benchpress --help` (and the web page) loads no DuckDB. Options and output:
+(entry point `benchpress.commands`). Declared here by name and help line; their options
+(`warehouse.cli_private.arguments`) are imported only when one of them is parsed and their
+handlers (`warehouse.cli_private.commands`, DuckDB) only when one runs, so `benchpress --help`,
+`models --help` and the web page load no DuckDB. Options and output:
 `predictor.cli.options` and `predictor.cli.output`.
 """
 
@@ -15,12 +16,12 @@ COMMANDS = (
     Command(
         "models",
         "your private models: kept in BENCHPRESS_HOME, never published",
-        "warehouse.cli_private.commands:models_arguments",
+        "warehouse.cli_private.arguments:models_arguments",
     ),
     Command(
         "track",
         "a fine-tuning run's checkpoints: predicted targets per step, P(criteria met)",
-        "warehouse.cli_private.commands:track_arguments",
+        "warehouse.cli_private.arguments:track_arguments",
     ),
 )
 
