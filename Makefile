@@ -72,4 +72,4 @@ bundle: $(STAMP)
 	$(BIN)/python -m pipelines.bundle_pretrained  # microsoft/benchpress-v1: the paper matrix
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache test-artifacts site
+	rm -rf $(VENV) .pytest_cache .ruff_cache .import_linter_cache test-artifacts site
