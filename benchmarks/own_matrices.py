@@ -41,6 +41,7 @@ from pipelines.identity.registry import load_registry  # noqa: E402
 from pipelines.stages.side_information import fit_side_information  # noqa: E402
 from predictor.api import BenchPress  # noqa: E402
 from predictor.completion import complete_matrix  # noqa: E402
+from predictor.dense import dense_matrix  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     SideAware,
     column_mean_baseline,
@@ -70,17 +71,6 @@ def select(cells: pl.DataFrame, min_per_model: int, min_per_benchmark: int) -> p
         cells = kept
 
 
-def dense(cells: pl.DataFrame) -> tuple[np.ndarray, list[str], list[str]]:
-    models = sorted(cells["model_id"].unique().to_list())
-    benches = sorted(cells["benchmark_id"].unique().to_list())
-    row = {m: i for i, m in enumerate(models)}
-    col = {b: j for j, b in enumerate(benches)}
-    values = np.full((len(models), len(benches)), np.nan)
-    for m, b, score in cells.select("model_id", "benchmark_id", "score").iter_rows():
-        values[row[m], col[b]] = score
-    return values, models, benches
-
-
 def build_matrix(bp: BenchPress, name: str, max_models: int, seed: int = 0):
     """(values, model ids, benchmark ids, scales, cells) of one matrix of the snapshot."""
     cells = bp.snapshot.cells
@@ -99,7 +89,7 @@ def build_matrix(bp: BenchPress, name: str, max_models: int, seed: int = 0):
             rng = np.random.default_rng(seed)
             keep = sorted(rng.choice(models, size=max_models, replace=False).tolist())
             fitted = fitted.filter(pl.col("model_id").is_in(keep))
-    values, models, benches = dense(fitted)
+    values, models, benches = dense_matrix(fitted)
     return values, models, benches, [scale[b] for b in benches], cells
 
 

@@ -47,39 +47,17 @@ from predictor.evaluation import (  # noqa: E402
     SideAware,
     load_paper_matrix,
     load_paper_models,
+    paper_scores_frame,
     run_probe_protocol,
 )
 from predictor.side_information import DEFAULT_USE, paper_side_information  # noqa: E402
 
 
-def long_frame(
-    values: np.ndarray,
-    model_ids: list[str],
-    benchmark_ids: list[str],
-    scales: list[str],
-    dates: dict[str, str | None],
-    leave_out: int,
-) -> pl.DataFrame:
-    """Every observed cell of the other models, as a team would hand them to `fit`."""
-    rows, cols = np.nonzero(np.isfinite(values))
-    keep = rows != leave_out
-    rows, cols = rows[keep], cols[keep]
-    return pl.DataFrame(
-        {
-            "model": [model_ids[i] for i in rows],
-            "benchmark": [benchmark_ids[j] for j in cols],
-            "score": values[rows, cols],
-            "scale": [scales[j] for j in cols],
-            "release_date": [dates.get(model_ids[i]) for i in rows],
-        }
-    )
-
-
 def user_path(
+    scores: pl.DataFrame,
     values: np.ndarray,
     model_ids: list[str],
     benchmark_ids: list[str],
-    scales: list[str],
     dates: dict[str, str | None],
     models: list[int],
     seed: int = 0,
@@ -96,7 +74,7 @@ def user_path(
         hidden = [j for j in np.flatnonzero(np.isfinite(values[i])) if j not in probes]
         if not revealed or not hidden:
             continue
-        frame = long_frame(values, model_ids, benchmark_ids, scales, dates, i)
+        frame = scores.filter(pl.col("model") != model_ids[i])
         bp = BenchPress.fit(frame, random_state=seed)
         answer = bp.predict(revealed, model=model_ids[i], release_date=dates.get(model_ids[i]))
         families["known" if answer.side.family_known else "population"] += 1
@@ -139,11 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         if np.isfinite(values[i, probes]).any()
         and (np.isfinite(values[i]).sum() > np.isfinite(values[i, probes]).sum())
     ]
+    scores = paper_scores_frame(args.data)  # what BenchPress.fit is given, less one model
     per_seed: dict[str, list[tuple[list[float], float]]] = {}
     for seed in args.seeds:
         params = {"level": 0.9, "random_state": seed}
         named, bare, seconds, _ = user_path(
-            values, model_ids, benchmark_ids, scales, dates, models, seed
+            scores, values, model_ids, benchmark_ids, dates, models, seed
         )
         runs = {
             "user path (BenchPress.fit + predict)": (named, seconds),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from predictor.dense import dense_matrix
 from predictor.families import model_family
 from predictor.fitted_state import restore_state
 from predictor.methods.base import NotSupportedError
@@ -263,15 +264,7 @@ class BenchPress:
         return dict(self.snapshot.manifest)
 
     def _dense(self, models: list[str], benchmarks: list[str]) -> np.ndarray:
-        row = {m: i for i, m in enumerate(models)}
-        col = {b: j for j, b in enumerate(benchmarks)}
-        values = np.full((len(models), len(benchmarks)), np.nan)
-        for model_id, benchmark_id, score in self.snapshot.cells.select(
-            "model_id", "benchmark_id", "score"
-        ).iter_rows():
-            if model_id in row and benchmark_id in col:
-                values[row[model_id], col[benchmark_id]] = score
-        return values
+        return dense_matrix(self.snapshot.cells, row_ids=models, column_ids=benchmarks)[0]
 
     def matrix(self) -> MatrixView:
         """The published matrix (every resolved cell), models x benchmarks, NaN = missing."""

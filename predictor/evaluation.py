@@ -508,6 +508,23 @@ def load_paper_models(path: str | Path) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def paper_scores_frame(path: str | Path) -> pl.DataFrame:
+    """The paper matrix as the long frame a team hands `BenchPress.fit`: model, benchmark,
+    score, scale and each model's release date, one row per observed cell."""
+    values, models, benchmarks, scales = load_paper_matrix(path)
+    dates = dict(load_paper_models(path).select("model_id", "release_date").iter_rows())
+    rows, cols = np.nonzero(np.isfinite(values))
+    return pl.DataFrame(
+        {
+            "model": [models[i] for i in rows],
+            "benchmark": [benchmarks[j] for j in cols],
+            "score": values[rows, cols],
+            "scale": [scales[j] for j in cols],
+            "release_date": [dates.get(models[i]) for i in rows],
+        }
+    )
+
+
 def _fractional_year(date: str | None) -> float | None:
     if not date:
         return None

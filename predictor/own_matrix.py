@@ -24,11 +24,17 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from predictor.dense import dense_matrix
 from predictor.families import model_family
 from predictor.fitting import fit_calibrated
 from predictor.methods.registry import DEFAULT_METHOD, completer_class
 from predictor.paths import bundled_snapshot_dir
-from predictor.side_information import SideInformation, checked_release_date, fractional_year
+from predictor.side_information import (
+    SideInformation,
+    checked_release_date,
+    fractional_year,
+    registry_columns,
+)
 from predictor.snapshot_layout import draft_manifest, published_manifest
 from predictor.snapshot_writer import SnapshotTables, next_version, write_manifest, write_tables
 from predictor.snapshots import FORMAT_VERSION, Snapshot, content_hash, list_versions
@@ -165,7 +171,7 @@ def _registry() -> pl.DataFrame:
     valid ranges): the defaults for known benchmark ids."""
     newest = sorted(p for p in bundled_snapshot_dir().iterdir() if p.is_dir())[-1]
     return pl.read_parquet(newest / "benchmarks.parquet").select(
-        "benchmark_id", "name", "scale", "category", "lower", "upper"
+        "benchmark_id", "name", "category", "lower", "upper"
     )
 
 
@@ -174,23 +180,6 @@ def _per_key(frame: pl.DataFrame, name: str, key: str) -> dict[str, str | None]:
         return {}
     rows = frame.filter(pl.col(name).is_not_null()).select(key, name).unique()
     return dict(rows.iter_rows())
-
-
-def _ranges(
-    benchmark_ids: Sequence[str], percent: np.ndarray, registry: dict[str, dict[str, Any]]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each column's valid range: 0-100 for percent scores; the registry's for a known open
-    scale (Elo 500-3000, a rating 0-4000); open for a team's own."""
-    lower = np.where(percent, 0.0, -np.inf)
-    upper = np.where(percent, 100.0, np.inf)
-    for j, b in enumerate(benchmark_ids):
-        known = registry.get(b) or {}
-        if not percent[j] and known.get("scale") == "unbounded":
-            if known.get("lower") is not None:
-                lower[j] = float(known["lower"])
-            if known.get("upper") is not None:
-                upper[j] = float(known["upper"])
-    return lower, upper
 
 
 def _check_ranges(frame: pl.DataFrame, benchmarks: pl.DataFrame) -> None:
@@ -215,11 +204,17 @@ def side_information_of(
     given_families = _per_key(frame, "family", "model")
     categories = _per_key(frame, "category", "benchmark")
     scale = dict(frame.select("benchmark", "scale").unique().iter_rows())
-    registry = {r["benchmark_id"]: r for r in _registry().iter_rows(named=True)}
+    names = dict(_registry().select("benchmark_id", "name").iter_rows())
+    known = registry_columns(_registry(), benchmark_ids)  # unknown ids: open, no category
     families = [given_families.get(m) or model_family(m) for m in model_ids]
-    category = [categories.get(b) or (registry.get(b) or {}).get("category") for b in benchmark_ids]
+    category = [
+        categories.get(b) or c for b, c in zip(benchmark_ids, known["categories"], strict=True)
+    ]
     percent = np.array([scale[b] == "percent" for b in benchmark_ids])
-    lower, upper = _ranges(benchmark_ids, percent, registry)
+    # percent scores lie in 0-100; a known open scale keeps the registry's range (Elo
+    # 500-3000, a rating 0-4000), a team's own is open
+    lower = np.where(percent, 0.0, known["lower"])
+    upper = np.where(percent, 100.0, known["upper"])
     side = SideInformation(
         release_year=np.array([fractional_year(dates.get(m)) for m in model_ids]),
         families=tuple(families),
@@ -246,7 +241,7 @@ def side_information_of(
     benchmarks = pl.DataFrame(
         {
             "benchmark_id": list(benchmark_ids),
-            "name": [(registry.get(b) or {}).get("name") or b for b in benchmark_ids],
+            "name": [names.get(b) or b for b in benchmark_ids],
             "scale": [scale[b] for b in benchmark_ids],
             "category": category,
             "lower": side.lower.tolist(),
@@ -281,13 +276,7 @@ def fit_own_snapshot(
     cls = completer_class(method)
     frame = _checked(scores)
     _check_counts(frame, int(min_per_model), int(min_per_benchmark))
-    model_ids = sorted(frame["model"].unique().to_list())
-    benchmark_ids = sorted(frame["benchmark"].unique().to_list())
-    row = {m: i for i, m in enumerate(model_ids)}
-    col = {b: j for j, b in enumerate(benchmark_ids)}
-    values = np.full((len(model_ids), len(benchmark_ids)), np.nan)
-    for model, benchmark, score in frame.select("model", "benchmark", "score").iter_rows():
-        values[row[model], col[benchmark]] = score
+    values, model_ids, benchmark_ids = dense_matrix(frame, "model", "benchmark")
     side, models, benchmarks = side_information_of(frame, model_ids, benchmark_ids)
     _check_ranges(frame, benchmarks)
     scales = benchmarks["scale"].to_list()

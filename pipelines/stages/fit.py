@@ -11,6 +11,7 @@ import polars as pl
 from pipelines.identity.registry import Registry, load_registry
 from pipelines.stages.side_information import fit_side_information
 from pipelines.transforms.matrix import select_for_fit
+from predictor.dense import dense_matrix
 from predictor.fitting import fit_calibrated
 from predictor.methods.base import Completer
 from predictor.methods.registry import DEFAULT_METHOD, make_completer
@@ -55,15 +56,7 @@ def to_dense(
     cells: pl.DataFrame, scale_of: dict[str, str]
 ) -> tuple[list[str], list[str], list[str], np.ndarray]:
     """Long cells -> (model ids, benchmark ids, scales, values with NaN), sorted for stability."""
-    model_ids = sorted(cells["model_id"].unique().to_list())
-    benchmark_ids = sorted(cells["benchmark_id"].unique().to_list())
-    row = {m: i for i, m in enumerate(model_ids)}
-    col = {b: j for j, b in enumerate(benchmark_ids)}
-    values = np.full((len(model_ids), len(benchmark_ids)), np.nan)
-    for model_id, benchmark_id, score in cells.select(
-        "model_id", "benchmark_id", "score"
-    ).iter_rows():
-        values[row[model_id], col[benchmark_id]] = score
+    values, model_ids, benchmark_ids = dense_matrix(cells)
     return model_ids, benchmark_ids, [scale_of[b] for b in benchmark_ids], values
 
 

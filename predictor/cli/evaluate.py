@@ -92,6 +92,16 @@ PUBLISHED = {
 }
 
 
+def environment(start: float) -> dict[str, Any]:
+    """Where the figures were measured, and how long the run took since `start`."""
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "wall_seconds": time.perf_counter() - start,
+    }
+
+
 def load_reference_recipe(path: Path = REFERENCE_SCRIPT) -> tuple[Any, str]:
     """(completer, label) of the reference recipe: the loop port if present, else vectorised."""
     if path.exists():
@@ -272,12 +282,7 @@ def run(args: argparse.Namespace) -> dict:
         }
     )
     results["peers"] = peer_figures(results)
-    results["environment"] = {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "machine": platform.machine(),
-        "wall_seconds": time.perf_counter() - start,
-    }
+    results["environment"] = environment(start)
     return results
 
 
@@ -343,12 +348,7 @@ def run_future(args: argparse.Namespace) -> dict:
     )
     results["protocol"].update(where)
     results["protocol"]["seed"] = args.seed
-    results["environment"] = {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "machine": platform.machine(),
-        "wall_seconds": time.perf_counter() - start,
-    }
+    results["environment"] = environment(start)
     return results
 
 

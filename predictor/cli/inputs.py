@@ -11,8 +11,11 @@ import argparse
 import contextlib
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from predictor.api import BenchPress
+from predictor.cli.options import check_from_options, parse_scores, side_arguments
 from predictor.cli.output import CommandError, no_scores_error, printable
 from predictor.resolve import UnknownNameError
 from predictor.results import parse_overrides
@@ -107,6 +110,36 @@ def gathered_scores(
     if not scores:
         raise no_scores_error(inputs)
     return inputs, scores, replaced
+
+
+@dataclass(frozen=True)
+class CommandScores:
+    """What `predict` and `next` start from: the snapshot, the `--from` files' inputs (None
+    without), the scores, the benchmarks whose file score `--scores` replaced, the
+    `--scores` themselves and the model's side information (`side_arguments`)."""
+
+    bp: BenchPress
+    inputs: ResultInputs | None
+    scores: dict[str, float]
+    replaced: list[str]
+    extra: dict[str, float] | None
+    side: dict[str, Any]
+
+
+def command_scores(args: argparse.Namespace, kind: str) -> CommandScores:
+    """`--scores` and `--from` of `predict` / `next` read and checked (`kind`: "probe",
+    "known"); neither given is a usage error saying both ways."""
+    check_from_options(args)
+    if args.scores is None and not args.from_paths:
+        raise CommandError(
+            f"give the {kind} scores: --scores name=value,... or --from PATH (results files), "
+            "or both"
+        )
+    extra = parse_scores(args.scores) if args.scores is not None else None
+    bp = BenchPress.load(args.version, store=args.store)
+    inputs, scores, replaced = gathered_scores(bp, args, extra)
+    side = side_arguments(args, inputs.model if inputs is not None else None)
+    return CommandScores(bp, inputs, scores, replaced, extra, side)
 
 
 @contextlib.contextmanager

@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from predictor.api import BenchPress
 from predictor.cli.commands import PREDICT
-from predictor.cli.inputs import fractions_checked, gathered_scores
+from predictor.cli.inputs import command_scores, fractions_checked
 from predictor.cli.options import (
     STORE_HELP,
     TARGETS_HELP,
@@ -17,17 +16,13 @@ from predictor.cli.options import (
     add_from_options,
     add_output_options,
     add_side_options,
-    check_from_options,
     interval_level,
-    parse_scores,
-    side_arguments,
     side_asked,
     snapshot_reference,
     store_uri,
     target_names,
 )
 from predictor.cli.output import (
-    CommandError,
     emit,
     inputs_payload,
     level_label,
@@ -56,20 +51,11 @@ def _percent(p: float | None) -> str:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    check_from_options(args)
-    if args.scores is None and not args.from_paths:
-        raise CommandError(
-            "give the probe scores: --scores name=value,... or --from PATH (results files), or both"
-        )
-    extra = parse_scores(args.scores) if args.scores is not None else None
-    bp = BenchPress.load(args.version, store=args.store)
-    inputs, scores, replaced = gathered_scores(bp, args, extra)
+    given = command_scores(args, "probe")
+    bp, inputs, extra, replaced = given.bp, given.inputs, given.extra, given.replaced
     with fractions_checked(inputs, extra):
         predictions = bp.predict(
-            scores,
-            level=args.level,
-            targets=target_names(args.targets),
-            **side_arguments(args, inputs.model if inputs is not None else None),
+            given.scores, level=args.level, targets=target_names(args.targets), **given.side
         )
     frame = predictions_frame(predictions)  # --csv: the Python API's table, as is
     shown = frame.sort("benchmark")

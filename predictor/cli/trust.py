@@ -12,8 +12,8 @@ from predictor.api import BenchPress
 from predictor.cli.commands import TRUST
 from predictor.cli.inputs import (
     check_distinct_benchmarks,
+    command_scores,
     fractions_checked,
-    gathered_scores,
     read_from,
 )
 from predictor.cli.options import (
@@ -31,7 +31,6 @@ from predictor.cli.options import (
     parse_scores,
     positive_float,
     positive_int,
-    side_arguments,
     side_asked,
     target_names,
 )
@@ -226,25 +225,18 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    check_from_options(args)
-    if args.scores is None and not args.from_paths:
-        raise CommandError(
-            "give the known scores: --scores name=value,... or --from PATH (results files), or both"
-        )
-    extra = parse_scores(args.scores) if args.scores is not None else None
-    bp = _load(args)
-    inputs, known, replaced = gathered_scores(bp, args, extra)
-    side = side_arguments(args, inputs.model if inputs is not None else None)
-    side_used = bp.side_for(**side)[0]
+    given = command_scores(args, "known")
+    bp, inputs, extra, replaced = given.bp, given.inputs, given.extra, given.replaced
+    side_used = bp.side_for(**given.side)[0]
     with fractions_checked(inputs, extra):
         frame = what_to_run_next(
             bp,
-            known,
+            given.scores,
             targets=target_names(args.targets),
             budget=args.budget,
             top=args.top,
             level=args.level,
-            **side,
+            **given.side,
         )
     again = from_args(args) + (["--scores", args.scores] if args.scores is not None else [])
     steps = next_steps(frame["benchmark"].to_list(), predict_args=again)

@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from predictor.cli import main
 from predictor.paths import bundled_snapshot_dir
+from tests.support.cli_runs import bundled_cli
 
 STORE = str(bundled_snapshot_dir())
 SCORES = "gpqa_diamond=80,hle=20,mmlu_pro=80"
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main([*argv, "--store", STORE])
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+cli = bundled_cli
 
 
 def test_predict_with_a_name_uses_and_says_its_family(capsys) -> None:

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.evaluation import DEFAULT_MATRIX_PATH, load_paper_matrix, load_paper_models
+from predictor.evaluation import DEFAULT_MATRIX_PATH, paper_scores_frame
 from predictor.own_matrix import ScoresFrameError
 
 
 @pytest.fixture(scope="module")
 def paper() -> pl.DataFrame:
     """The BenchPress paper matrix as a long frame, with release dates and scales."""
-    values, models, benchmarks, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
-    dates = dict(
-        load_paper_models(DEFAULT_MATRIX_PATH).select("model_id", "release_date").iter_rows()
-    )
-    rows, cols = np.nonzero(np.isfinite(values))
-    return pl.DataFrame(
-        {
-            "model": [models[i] for i in rows],
-            "benchmark": [benchmarks[j] for j in cols],
-            "score": values[rows, cols],
-            "scale": [scales[j] for j in cols],
-            "release_date": [dates[models[i]] for i in rows],
-        }
-    )
+    return paper_scores_frame(DEFAULT_MATRIX_PATH)
 
 
 @pytest.fixture(scope="module")

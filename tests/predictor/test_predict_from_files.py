@@ -16,9 +16,9 @@ import pytest
 
 from predictor import BenchPress, FractionScoresWarning
 from predictor.api import predictions_frame
-from predictor.cli import main
 from predictor.paths import bundled_snapshot_dir
 from predictor.results import ResultsError
+from tests.support.cli_runs import bundled_cli
 
 STORE = str(bundled_snapshot_dir())
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "eval_formats"
@@ -45,13 +45,7 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main([*argv, "--store", STORE])
-    except SystemExit as exc:  # argparse usage errors
-        code = int(exc.code)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+cli = bundled_cli
 
 
 # ---------------------------------------------------------------------------- Python API
