@@ -161,11 +161,14 @@ def add_side_options(parser: argparse.ArgumentParser, name: bool = True) -> None
     if name:
         parser.add_argument(
             "--name",
+            type=nonempty_text,
             metavar="NAME",
             help="the model's name, its family read from it (default: the model of the "
             "--from files)",
         )
-    parser.add_argument("--family", help="the model's family (default: read from its name)")
+    parser.add_argument(
+        "--family", type=nonempty_text, help="the model's family (default: read from its name)"
+    )
     parser.add_argument(
         "--release-date",
         dest="release_date",
@@ -239,6 +242,14 @@ def snapshot_reference(text: str) -> str:
     except SnapshotError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def nonempty_text(text: str) -> str:
+    """argparse type: a name (`--name "$MODEL"` with the variable unset is a usage error,
+    not a prediction for no model)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text.strip()
 
 
 def positive_int(text: str) -> int:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from predictor.paths import bundled_snapshot_dir
+import pytest
+
 from tests.support.cli_runs import bundled_cli
 
-STORE = str(bundled_snapshot_dir())
 SCORES = "gpqa_diamond=80,hle=20,mmlu_pro=80"
 
 
@@ -78,3 +78,10 @@ def test_next_and_compare_take_the_name(capsys) -> None:
         "gpt5",
     )
     assert code == 2 and "--name, --family and --release-date describe the one model" in err
+
+
+@pytest.mark.parametrize("option", ["--name", "--family"])
+def test_an_empty_name_is_a_usage_error(capsys, option: str) -> None:
+    code, out, err = cli(capsys, "predict", "--scores", SCORES, option, " ")
+    assert code == 2 and out == ""
+    assert f"argument {option}: must not be empty" in err
