@@ -30,6 +30,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "MissingProbesError": "predictor.missing_probes",
     "MissingProbesWarning": "predictor.missing_probes",
     "NewBenchmarkPrediction": "predictor",
+    "ProbeScores": "predictor.runs.runner",
     "Prediction": "predictor",
     "Predictions": "predictor",
     "ProbeBenchmarks": "predictor.probe_sets",
@@ -42,6 +43,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "complete_matrix": "predictor",
     "predictions_frame": "predictor",
     "pretrained_names": "predictor.pretrained",
+    "run_probe_benchmarks": "predictor.runs.runner",
     "select_probes": "predictor",
 }
 __all__ = sorted(_EXPORTS)

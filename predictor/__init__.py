@@ -23,6 +23,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "MatrixView": "predictor.values",
     "NewBenchmarkPrediction": "predictor.new_benchmark",
     "NotSupportedError": "predictor.methods.base",
+    "ProbeScores": "predictor.runs.runner",
     "Prediction": "predictor.values",
     "Predictions": "predictor.values",
     "ProbeScoreError": "predictor.values",
@@ -31,6 +32,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "UnknownNameError": "predictor.resolve",
     "complete_matrix": "predictor.completion",
     "predictions_frame": "predictor.values",
+    "run_probe_benchmarks": "predictor.runs.runner",
     "select_probes": "predictor.trust.probes",
 }
 __all__ = sorted(_EXPORTS)

@@ -542,12 +542,25 @@ class BenchPress:
 
     # ------------------------------------------------------ trust (predictor.trust)
     def select_probes(
-        self, k=5, budget=None, targets=None, allowlist=None, costs=None, progress=None
+        self,
+        k=5,
+        budget=None,
+        targets=None,
+        allowlist=None,
+        costs=None,
+        progress=None,
+        *,
+        runnable=None,
+        chat=False,
     ):
         """Greedy probe set for this snapshot; see `predictor.trust.probes`.
 
+        `runnable="lm_eval"` or `"inspect"` chooses only among benchmarks that tool has a
+        task for (`chat=True`: only tasks a chat endpoint can run, i.e. generative ones);
         `progress(done, total)` is called as candidates are scored (for a progress bar)."""
-        return select_probes_for(self, k, budget, targets, allowlist, costs, progress)
+        return select_probes_for(
+            self, k, budget, targets, allowlist, costs, progress, runnable, chat
+        )
 
     def compare_models(self, probes, target_benchmarks, names=None, level=0.9):
         """Per-benchmark predicted order with P(A > B) and tie groups."""

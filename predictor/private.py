@@ -6,7 +6,8 @@ predictor still installs and runs alone (no provider installed = no private mode
 
 A provider is a callable `(home: Path) -> list[dict]`, each dict with `name`, `run` (None for
 a model outside a run), `step` (None outside a run), `scores` ({benchmark_id: score}) and
-`added_at` (ISO time)."""
+`added_at` (ISO time), and optionally `provenance` ({benchmark_id: where that score came from:
+`format`, `tool`, `tool_version`, `task`, `metric`, `evaluated_at`, `file`, `file_sha256`})."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from predictor.paths import benchpress_home
 
@@ -27,6 +29,8 @@ class PrivateModel:
     run: str | None = None
     step: int | None = None
     added_at: str | None = None
+    # benchmark_id -> where its score came from (tool, version, task, file, ...); may be empty
+    provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
 
 
 def private_models(home: Path | None = None) -> list[PrivateModel]:
@@ -47,6 +51,9 @@ def private_models(home: Path | None = None) -> list[PrivateModel]:
                     run=item.get("run"),
                     step=item.get("step"),
                     added_at=item.get("added_at"),
+                    provenance={
+                        str(k): dict(v) for k, v in dict(item.get("provenance") or {}).items()
+                    },
                 )
             )
     return sorted(found, key=lambda m: (m.run or "", m.step if m.step is not None else -1, m.name))

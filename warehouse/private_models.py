@@ -77,6 +77,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1),)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 CELL_COLUMNS = ["model", "source_model", *[c for c in RESULT_SCHEMA if c != "model"]]
+# where a score came from, as the provider hands it on with each score (`load_private_models`)
+PROVENANCE_COLUMNS = (
+    "format",
+    "tool",
+    "tool_version",
+    "task",
+    "metric",
+    "evaluated_at",
+    "file",
+    "file_sha256",
+)
 _CELL_SQL = ", ".join(f'"{c}"' for c in CELL_COLUMNS)  # fixed names, never data
 
 
@@ -365,7 +376,10 @@ def model_files(name: str, home: Path | None = None) -> pl.DataFrame:
 
 def load_private_models(home: Path) -> list[dict[str, object]]:
     """The `benchpress.private_models` provider: every private model with its scores
-    ({benchmark_id: score} of its mapped cells). [] without a store; never creates one."""
+    ({benchmark_id: score} of its mapped cells) and where each score came from
+    (`provenance`: {benchmark_id: the cell's `PROVENANCE_COLUMNS`}). [] without a store;
+    never creates one."""
+    columns = ", ".join(f'"{c}"' for c in PROVENANCE_COLUMNS)  # fixed names, never data
     with _reader(Path(home)) as con:
         if con is None:
             return []
@@ -374,14 +388,26 @@ def load_private_models(home: Path) -> list[dict[str, object]]:
             "ORDER BY run NULLS FIRST, step NULLS FIRST, name"
         ).fetchall()
         cells = con.execute(
-            "SELECT model, benchmark_id, score FROM cells WHERE status = ? "
-            "AND benchmark_id IS NOT NULL AND score IS NOT NULL ORDER BY model, benchmark_id",
+            f"SELECT model, benchmark_id, score, {columns} FROM cells WHERE status = ? "
+            "AND benchmark_id IS NOT NULL AND score IS NOT NULL "
+            "ORDER BY model, benchmark_id, file, task, metric",
             [MAPPED],
         ).fetchall()
     scores: dict[str, dict[str, float]] = {}
-    for model, benchmark, score in cells:
+    provenance: dict[str, dict[str, dict[str, object]]] = {}
+    for model, benchmark, score, *facts in cells:  # a score and its provenance: one cell
         scores.setdefault(model, {})[benchmark] = float(score)
+        provenance.setdefault(model, {})[benchmark] = dict(
+            zip(PROVENANCE_COLUMNS, facts, strict=True)
+        )
     return [
-        {"name": name, "run": run, "step": step, "scores": scores.get(name, {}), "added_at": at}
+        {
+            "name": name,
+            "run": run,
+            "step": step,
+            "scores": scores.get(name, {}),
+            "provenance": provenance.get(name, {}),
+            "added_at": at,
+        }
         for name, run, step, at in models
     ]

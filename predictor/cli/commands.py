@@ -57,4 +57,11 @@ NEW_BENCHMARK = (
         "predictor.cli.new_benchmark:predict_benchmark_arguments",
     ),
 )
-COMMANDS = (*PREDICT, *SNAPSHOTS, *APP, *EVALUATE, *TRUST, *NEW_BENCHMARK)
+RUN = (
+    Command(
+        "run",
+        "run a model's probes with lm-eval or Inspect, then predict from them",
+        "predictor.cli.run:run_arguments",
+    ),
+)
+COMMANDS = (*PREDICT, *RUN, *SNAPSHOTS, *APP, *EVALUATE, *TRUST, *NEW_BENCHMARK)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from predictor.cli.output import CommandError
 from predictor.resolve import UnknownNameError
 from predictor.results.errors import ResultsError
+from predictor.runs.preflight import EndpointError
+from predictor.runs.settings import SettingsError
 from predictor.snapshots import SnapshotError
 from predictor.trust.costs import BudgetError
 from predictor.values import ProbeScoreError
@@ -16,6 +18,13 @@ from predictor.values import ProbeScoreError
 __all__ = ["REPORTED", "USAGE", "ResultsError"]
 
 # printed as one line (anything else is a bug: its traceback is shown)
-REPORTED = (CommandError, UnknownNameError, SnapshotError, ValueError, TypeError)
+REPORTED = (CommandError, UnknownNameError, SnapshotError, EndpointError, ValueError, TypeError)
 # of those, the caller's input: exit 2 like argparse's own errors
-USAGE = (CommandError, UnknownNameError, ProbeScoreError, ResultsError, BudgetError)
+USAGE = (
+    CommandError,
+    UnknownNameError,
+    ProbeScoreError,
+    ResultsError,
+    BudgetError,
+    SettingsError,
+)

@@ -51,6 +51,7 @@ from predictor.cli.output import (
 from predictor.resolve import UnknownNameError
 from predictor.results.inputs import ResultInputs, summarise_models
 from predictor.results.runnable import next_steps
+from predictor.runs.settings import chat_only
 from predictor.trust import (
     compare_models,
     compare_with_known_models,
@@ -205,6 +206,8 @@ def cmd_probes(args: argparse.Namespace) -> int:
             targets=target_names(args.targets),
             allowlist=allow,
             progress=bar.update_to if bar.enabled else None,
+            runnable=args.runnable,
+            chat=chat_only(args.model_type),
         )
     frame = sel.to_frame()
     steps = next_steps(frame["benchmark"].to_list())
@@ -320,6 +323,18 @@ def probes_arguments(probes: argparse.ArgumentParser) -> None:
     probes.add_argument("--budget", type=positive_float, help="total cost budget (trust.costs)")
     probes.add_argument("--targets", help=TARGETS_HELP)
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
+    probes.add_argument(
+        "--runnable",
+        choices=["lm-eval", "inspect"],
+        help="choose only among benchmarks this tool has a task for (what `benchpress run` "
+        "can run)",
+    )
+    probes.add_argument(
+        "--model-type",
+        metavar="TYPE",
+        help="with --runnable: the model type to run them on; a chat endpoint "
+        "(local-chat-completions, openai-chat-completions, ...) gets only generative tasks",
+    )
     add_snapshot_options(probes)
     add_progress_option(probes)
     probes.set_defaults(func=cmd_probes)

@@ -29,9 +29,15 @@ class ResultFile:
         return hashlib.sha256(self.data).hexdigest()
 
 
+def _hidden(relative: Path) -> bool:
+    """Inside a hidden folder (`.staging/`, where `benchpress run` keeps unfinished work)."""
+    return any(part.startswith(".") for part in relative.parts[:-1])
+
+
 def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Every result file named by `paths`: a file as is, a folder searched recursively for
-    `*.json`, `*.eval` and `*.csv`, a glob pattern (`ckpts/step-*/results*.json`, `**` allowed).
+    `*.json`, `*.eval` and `*.csv` (outside its hidden folders), a glob pattern
+    (`ckpts/step-*/results*.json`, `**` allowed).
 
     The order is the order given, each folder's and pattern's files sorted; a file named twice
     is read once. A name that matches nothing is an error (a typo must not predict from
@@ -46,7 +52,11 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         path = Path(text).expanduser()
         if path.is_dir():
             matches = sorted(
-                p for p in path.rglob("*") if p.suffix.lower() in RESULT_SUFFIXES and p.is_file()
+                p
+                for p in path.rglob("*")
+                if p.suffix.lower() in RESULT_SUFFIXES
+                and p.is_file()
+                and not _hidden(p.relative_to(path))
             )
             if not matches:
                 raise ResultsError(

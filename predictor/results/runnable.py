@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from predictor.results.mapping import load_map
+from predictor.results.task_facts import is_generative
 
 RESULTS_DIR = "results/"  # where the commands write, and `predict --from` reads
 LM_EVAL_MODEL = "pretrained=YOUR_MODEL"
@@ -36,10 +37,13 @@ CLOSEST_SETUP = {
 
 
 @cache
-def preferred_tasks(fmt: str) -> dict[str, str]:
-    """benchmark_id -> the task of format `fmt` (`lm_eval`, `inspect`) that runs it."""
+def preferred_tasks(fmt: str, generative_only: bool = False) -> dict[str, str]:
+    """benchmark_id -> the task of format `fmt` (`lm_eval`, `inspect`) that runs it;
+    `generative_only`: among the tasks that only generate (what a chat endpoint can run)."""
     ranked: dict[str, tuple[tuple[bool, bool, bool, bool, int], str]] = {}
     for order, (task, entries) in enumerate(load_map(fmt).items()):
+        if generative_only and not is_generative(fmt, task):
+            continue
         for entry in entries:
             if not entry.benchmark_id:  # listed as measuring none of our benchmarks
                 continue

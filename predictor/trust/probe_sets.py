@@ -9,6 +9,9 @@ snapshot; nothing is chosen by hand:
 - `low_cost`: `bp.select_probes(k=5, allowlist=...)` among the fitted benchmarks costing at
   most one standard run (`predictor.trust.costs`: no agentic, coding or priced suites), so
   the five together cost about five standard runs.
+- `lm_eval`, `lm_eval_chat`, `inspect`: the runnable sets, `bp.select_probes(k=5,
+  runnable=tool)` among the benchmarks that tool has a mapped task for (`lm_eval_chat`: only
+  generative tasks, what a chat endpoint can run), the sets `benchpress run` runs by default.
 
 `ProbeBenchmarks.DEFAULT` and `.LOW_COST` are the sets of `microsoft/benchpress-v1`, the
 snapshot of the BenchPress article. The sets of every snapshot bundled with the package are
@@ -31,10 +34,19 @@ LOW_COST_MAX = 1.0  # standard runs per probe (predictor.trust.costs)
 
 @dataclass(frozen=True)
 class ProbeSet:
-    """The two recommended probe sets of one snapshot, in the order selection picked them."""
+    """The recommended probe sets of one snapshot, in the order selection picked them."""
 
     default: tuple[str, ...]
     low_cost: tuple[str, ...]
+    lm_eval: tuple[str, ...] = ()
+    lm_eval_chat: tuple[str, ...] = ()
+    inspect: tuple[str, ...] = ()
+
+    def runnable(self, tool: str, chat: bool = False) -> tuple[str, ...]:
+        """The default set a tool (`lm_eval`, `inspect`) runs; `chat`: generative only."""
+        if tool == "inspect":
+            return self.inspect
+        return self.lm_eval_chat if chat else self.lm_eval
 
 
 def low_cost_allowlist(bp) -> list[str]:
@@ -49,9 +61,17 @@ def low_cost_allowlist(bp) -> list[str]:
 
 def select_probe_sets(bp, progress=None) -> ProbeSet:
     """Run the selection (module docstring) on `bp`: slow, see `ProbeBenchmarks.for_snapshot`."""
-    default = bp.select_probes(k=K, progress=progress)
-    cheap = bp.select_probes(k=K, allowlist=low_cost_allowlist(bp), progress=progress)
-    return ProbeSet(tuple(default.benchmarks), tuple(cheap.benchmarks))
+
+    def chosen(**kwargs) -> tuple[str, ...]:
+        return tuple(bp.select_probes(k=K, progress=progress, **kwargs).benchmarks)
+
+    return ProbeSet(
+        default=chosen(),
+        low_cost=chosen(allowlist=low_cost_allowlist(bp)),
+        lm_eval=chosen(runnable="lm_eval"),
+        lm_eval_chat=chosen(runnable="lm_eval", chat=True),
+        inspect=chosen(runnable="inspect"),
+    )
 
 
 # content hash of a bundled snapshot -> its sets (tests/predictor/test_pretrained.py re-runs
@@ -61,6 +81,9 @@ PINNED: dict[str, ProbeSet] = {
     "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32": ProbeSet(
         default=("gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hmmt_feb_2025"),
         low_cost=("gpqa_diamond", "hle", "aime_2025", "bullshit_pushback", "erqa"),
+        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
+        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
+        inspect=("gpqa_diamond", "mmlu_pro", "ifeval", "gsm8k", "humaneval"),
     ),
     # 2026.12.02.2, the main bundled snapshot (`BenchPress.load()`)
     "eb7bdde182d69f91a3c146e6a4ce726179c9a0b0f544591ee7664cf3033009c3": ProbeSet(
@@ -78,10 +101,14 @@ PINNED: dict[str, ProbeSet] = {
             "livebench_olympiad",
             "livebench_story_generation",
         ),
+        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "open_llm_gpqa", "gpqa_main"),
+        lm_eval_chat=("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "gsm8k", "gpqa_main"),
+        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "mbpp"),
     ),
 }
 BENCHPRESS_V1_HASH = "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32"
 _computed: dict[str, ProbeSet] = {}
+_runnable: dict[tuple[str, str, bool], tuple[str, ...]] = {}
 
 
 class ProbeBenchmarks:
@@ -99,6 +126,19 @@ class ProbeBenchmarks:
         """The sets of a bundled snapshot, without running anything (None for others)."""
         digest = str(bp.manifest.get("content_hash", ""))
         return PINNED.get(digest) or _computed.get(digest)
+
+    @staticmethod
+    def runnable(bp, tool: str, chat: bool = False, progress=None) -> tuple[str, ...]:
+        """The default set `tool` runs on `bp` (`ProbeSet.runnable`): pinned when bundled,
+        else this one selection alone (a few seconds), kept for the process."""
+        found = ProbeBenchmarks.pinned(bp)
+        if found is not None and found.runnable(tool, chat):
+            return found.runnable(tool, chat)
+        key = (str(bp.manifest.get("content_hash", "")), tool, chat)
+        if key not in _runnable:
+            selection = bp.select_probes(k=K, progress=progress, runnable=tool, chat=chat)
+            _runnable[key] = tuple(selection.benchmarks)
+        return _runnable[key]
 
     @staticmethod
     def for_snapshot(bp, progress=None) -> ProbeSet:

@@ -26,7 +26,7 @@ import polars as pl
 from predictor.calibration import held_out_models
 from predictor.methods.base import Completer
 from predictor.methods.registry import default_completer
-from predictor.results.runnable import task_columns
+from predictor.results.runnable import preferred_tasks, task_columns
 from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.profiles import resolve_targets
@@ -309,10 +309,47 @@ def probe_set_error(
     return pooled.score_with(list(probes))
 
 
-def _allowed_columns(bp, allowlist: Sequence[str] | str | None) -> list[int] | None:
+RUNNABLE_TOOLS = {"lm_eval": "lm_eval", "lm-eval": "lm_eval", "inspect": "inspect"}
+
+
+def runnable_tool(runnable: str | None) -> str | None:
+    """`lm_eval` / `inspect` (lm-eval also spelled as its command, `lm-eval`), or None."""
+    if runnable is None:
+        return None
+    tool = RUNNABLE_TOOLS.get(str(runnable).strip().lower())
+    if tool is None:
+        raise ValueError(f"runnable must be 'lm_eval' or 'inspect', got {runnable!r}")
+    return tool
+
+
+def runnable_benchmarks(bp, runnable: str, chat: bool = False) -> list[str]:
+    """Fitted benchmarks with a mapped task of tool `runnable` (`chat`: a task that only
+    generates, the kind a chat endpoint runs), in the snapshot's column order."""
+    tool = runnable_tool(runnable)
+    tasks = preferred_tasks(tool, generative_only=chat)
+    # an Inspect task known only by a bare name has no registry name to run it by
+    runs = {b for b, task in tasks.items() if tool != "inspect" or "/" in task}
+    return [b for b in bp.fit_benchmarks_ if b in runs and b not in NOT_RUNNABLE]
+
+
+def _allowed_columns(
+    bp, allowlist: Sequence[str] | str | None, runnable: str | None = None, chat: bool = False
+) -> list[int] | None:
     """Columns the allowlist lets be probes (None: every fitted one a team can run itself,
     i.e. not in `costs.NOT_RUNNABLE`). A str is one name, not its letters; an empty allowlist
-    would allow nothing, so it is an error, not a default."""
+    would allow nothing, so it is an error, not a default. `runnable` (a tool) keeps only the
+    benchmarks that tool has a task for."""
+    if runnable is not None:
+        tool_columns = [bp._column[b] for b in runnable_benchmarks(bp, runnable, chat)]
+        if not tool_columns:
+            raise ValueError(f"snapshot {bp.version} has no benchmark {runnable} can run")
+        if allowlist is None:
+            return tool_columns
+        allowed = _allowed_columns(bp, allowlist)
+        kept = [c for c in allowed if c in tool_columns]
+        if not kept:
+            raise ValueError(f"no benchmark of the allowlist has a task {runnable} can run")
+        return kept
     if allowlist is None:
         return [c for c, name in enumerate(bp.fit_benchmarks_) if name not in NOT_RUNNABLE]
     names = [allowlist] if isinstance(allowlist, str) else list(allowlist)
@@ -341,16 +378,19 @@ def select_probes_for(
     allowlist: Sequence[str] | str | None = None,
     costs: Mapping[str, float] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    runnable: str | None = None,
+    chat: bool = False,
 ) -> ProbeSelection:
     """`BenchPress.select_probes`: greedy probes on the snapshot's fitted matrix, scored with
     the snapshot's own completer (no refit). `targets`: profile name, list or None (all);
     `allowlist`: benchmarks allowed as probes (names, or one name; default: every fitted
     benchmark); `costs`: benchmark name -> cost overrides (`predictor.trust.costs`);
-    `progress`: see `select_probes_detailed`."""
+    `progress`: see `select_probes_detailed`; `runnable` (`"lm_eval"`, `"inspect"`): only
+    benchmarks that tool has a mapped task for, `chat` only tasks a chat endpoint can run."""
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
     target_cols = None if chosen is None else [bp._column[t] for t in chosen]
-    candidates = _allowed_columns(bp, allowlist)
+    candidates = _allowed_columns(bp, allowlist, runnable, chat)
     values = bp._dense(bp.fit_models_, names)
     return select_probes_detailed(
         values,

@@ -58,24 +58,87 @@ def listing(models: Sequence[PrivateModel]) -> dict[str, Any]:
     return {"models": [model_row(m) for m in models], "command": ADD_COMMAND}
 
 
-def split_scores(
-    bench: BenchPress, model: PrivateModel
-) -> tuple[dict[str, float], dict[str, float], list[str]]:
-    """(fitted probe scores, scores on any snapshot benchmark, names this snapshot lacks), each
-    benchmark under its canonical id."""
-    fitted: dict[str, float] = {}
-    known: dict[str, float] = {}
+def _resolved(bench: BenchPress, model: PrivateModel) -> tuple[dict[str, str], list[str]]:
+    """(canonical id -> the stored benchmark id its score is kept under (the first one that
+    resolves to it), stored names this snapshot lacks)."""
+    found: dict[str, str] = {}
     missing: list[str] = []
-    for name, score in model.scores.items():
+    for name in model.scores:
         try:
             benchmark = bench.resolve_benchmark(name)
         except UnknownNameError:
             missing.append(name)
             continue
-        known.setdefault(benchmark, score)
-        if benchmark in bench.fit_benchmarks_:
-            fitted.setdefault(benchmark, score)
+        found.setdefault(benchmark, name)
+    return found, missing
+
+
+def split_scores(
+    bench: BenchPress, model: PrivateModel
+) -> tuple[dict[str, float], dict[str, float], list[str]]:
+    """(fitted probe scores, scores on any snapshot benchmark, names this snapshot lacks), each
+    benchmark under its canonical id."""
+    found, missing = _resolved(bench, model)
+    known = {benchmark: model.scores[name] for benchmark, name in found.items()}
+    fitted = {b: score for b, score in known.items() if b in bench.fit_benchmarks_}
     return fitted, known, missing
+
+
+# ------------------------------------------------------------------------------ provenance
+PROVENANCE_FIELDS = (
+    "format",
+    "tool",
+    "tool_version",
+    "task",
+    "metric",
+    "evaluated_at",
+    "file",
+    "file_sha256",
+)
+
+
+def file_name(path: object) -> str | None:
+    """A stored file's name without its folders: the page never shows where on the machine
+    that stored it the file was."""
+    if path is None:
+        return None
+    name = str(path).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return name or None
+
+
+def _facts(stored: Any) -> dict[str, Any]:
+    """One score's provenance as the page gets it: every field present (None when the file did
+    not say), the file by its name only."""
+    stored = stored or {}
+    facts = {k: None if stored.get(k) is None else str(stored[k]) for k in PROVENANCE_FIELDS}
+    facts["file"] = file_name(facts["file"])
+    return facts
+
+
+def provenance(bench: BenchPress, model: PrivateModel) -> dict[str, dict[str, Any]]:
+    """canonical id -> where the model's score on it came from (the cell the score was read
+    from: tool, its version, task, metric, when it was evaluated, file name and sha256)."""
+    found, _ = _resolved(bench, model)
+    return {b: _facts(model.provenance.get(name)) for b, name in found.items()}
+
+
+SOURCE_KEY = ("file", "file_sha256", "format", "tool", "tool_version", "evaluated_at")
+
+
+def sources(cited: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files a model's scores came from, one entry per file (and tool run), with the tasks
+    read from it and the benchmarks they gave, in file-name order."""
+    grouped: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for benchmark in sorted(cited):
+        facts = cited[benchmark]
+        key = tuple(facts[k] for k in SOURCE_KEY)
+        entry = grouped.setdefault(
+            key, {**{k: facts[k] for k in SOURCE_KEY}, "tasks": [], "benchmarks": []}
+        )
+        if facts["task"] is not None and facts["task"] not in entry["tasks"]:
+            entry["tasks"].append(facts["task"])
+        entry["benchmarks"].append(benchmark)
+    return sorted(grouped.values(), key=lambda e: tuple(str(e[k] or "") for k in SOURCE_KEY))
 
 
 def _predict(
@@ -108,8 +171,11 @@ def column(bench: BenchPress, model: PrivateModel, level: float) -> dict[str, di
 
 def model_answer(bench: BenchPress, model: PrivateModel, probes: int) -> dict[str, Any]:
     """`/api/models/private:NAME`: the shape of a snapshot model's answer (scores, suggested
-    probes: its most widely reported fitted benchmarks), with `private` provenance."""
+    probes: its most widely reported fitted benchmarks), with `private` provenance: per score
+    the tool that wrote it, its version, task and metric, file name and sha256, and when it
+    was evaluated (`fetched_at`: when it was stored)."""
     _, known, missing = split_scores(bench, model)
+    cited = provenance(bench, model)
     fitted = set(bench.fit_benchmarks_)
     reported = dict(bench.snapshot.benchmarks.select("benchmark_id", "n_cells").iter_rows())
     usable = sorted((b for b in known if b in fitted), key=lambda b: (-reported[b], b))
@@ -125,6 +191,7 @@ def model_answer(bench: BenchPress, model: PrivateModel, probes: int) -> dict[st
                 "url": None,
                 "fetched_at": model.added_at,
                 "payload_sha256": None,
+                **cited[b],
             }
             for b in sorted(known)
         ],
@@ -176,13 +243,15 @@ def trajectory(
     targets: list[str],
     level: float,
 ) -> dict[str, Any]:
-    """`GET /api/runs/<run>`: per checkpoint (step order) its observed probe scores and the
-    targets predicted from them (`BenchPress.predict`, intervals at `level`)."""
+    """`GET /api/runs/<run>`: per checkpoint (step order) its observed probe scores, the
+    targets predicted from them (`BenchPress.predict`, intervals at `level`) and where its
+    scores came from (`provenance` per benchmark, `sources` per file)."""
     shown = thin(points)
     probes: list[str] = []
     checkpoints = []
     for point in shown:
         fitted, _, missing = split_scores(bench, point)
+        cited = provenance(bench, point)
         for benchmark in fitted:
             if benchmark not in probes:
                 probes.append(benchmark)
@@ -195,6 +264,8 @@ def trajectory(
                 "observed": fitted,
                 "predicted": _predict(bench, fitted, level, wanted) if fitted else {},
                 "not_in_snapshot": sorted(missing),
+                "provenance": cited,
+                "sources": sources(cited),
             }
         )
     return {

@@ -74,6 +74,13 @@ def track_arguments(track: argparse.ArgumentParser) -> None:
         help="read the step from the path with this regex (one capturing group); default: "
         "the number after step/steps/ckpt/checkpoint/global_step/iter",
     )
+    track.add_argument(
+        "--step",
+        type=int,
+        metavar="N",
+        help="the files are all checkpoint N: store it (again) beside the run's other "
+        "checkpoints instead of replacing the run, and show the whole run",
+    )
     track.add_argument("--targets", help=TARGETS_HELP_DEFAULT)
     track.add_argument(
         "--require",
@@ -82,6 +89,19 @@ def track_arguments(track: argparse.ArgumentParser) -> None:
         f"and the first checkpoint where it is at least {MEET_PROBABILITY:g}",
     )
     track.add_argument("--plot", metavar="FILE", help="write the trajectories to FILE.png/.svg")
+    track.add_argument(
+        "--mlflow",
+        metavar="URI",
+        help="log each checkpoint's predicted targets, P(all) and the plot to this MLflow "
+        "tracking URI (http://... or sqlite:///FILE.db); the mlflow extra",
+    )
+    track.add_argument(
+        "--wandb",
+        metavar="PROJECT",
+        help="log each checkpoint's predicted targets, P(all) and the plot to this Weights & "
+        "Biases project (offline unless WANDB_API_KEY/WANDB_MODE say otherwise; files under "
+        "BENCHPRESS_HOME/wandb); the wandb extra",
+    )
     add_side_options(track, name=False)  # the run's name is the model's name
     track.add_argument(
         "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"

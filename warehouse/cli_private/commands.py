@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from predictor import tracking
+from predictor import track_export, tracking
 from predictor.api import BenchPress
 from predictor.cli.options import (
     side_asked,
@@ -44,10 +44,12 @@ from predictor.cli.output import (
     print_table,
     printable,
 )
+from predictor.paths import benchpress_home
 from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
 from predictor.results import expand_paths, model_rows, parse_overrides
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import ResultInputs, summarise
+from predictor.track_export import ExportError, MissingExtraError, TrackedCheckpoint
 from predictor.track_plot import TargetSeries, plot_format, render
 from predictor.tracking import TrackInputError
 from predictor.trust.profiles import resolve_targets
@@ -371,6 +373,20 @@ TRACK_SCHEMA = {
 }
 
 
+def _stored_checkpoints(run: str, skip: set[int]) -> list[tuple[int, str, ResultInputs]]:
+    """(step, name, scores) of the run's checkpoints in the store, but the steps `skip`: read
+    back as they were stored, so `track --step N` shows and logs the whole run."""
+    stored = []
+    listed = private_models.list_models(run=run)
+    for name, step in listed.select("name", "step").iter_rows():
+        if step is None or step in skip:
+            continue
+        cells = private_models.model_cells(name)
+        rows = cells.drop("model").rename({"source_model": "model"})
+        stored.append((int(step), name, summarise(rows)))
+    return stored
+
+
 @_guarded
 def cmd_track(args: argparse.Namespace) -> int:
     run = _name(args.run, "run name")
@@ -379,7 +395,12 @@ def cmd_track(args: argparse.Namespace) -> int:
     pattern = tracking.compile_step_pattern(args.step_from)
     wanted = tracking.parse_criteria(args.require) if args.require is not None else []
     plot = _plot_path(args.plot)
-    checkpoints = tracking.group_by_step(expand_paths(args.from_paths), pattern)
+    _check_trackers(args)
+    files = expand_paths(args.from_paths)
+    # --step N: the files are all checkpoint N, added to the run's stored ones
+    checkpoints = (
+        [(args.step, files)] if args.step is not None else tracking.group_by_step(files, pattern)
+    )
 
     bp = _load(args)
     # every checkpoint is the run's model: its family read from the run's name
@@ -391,8 +412,9 @@ def cmd_track(args: argparse.Namespace) -> int:
     ) or list(bp.fit_benchmarks_)
     shown = list(dict.fromkeys([*targets, *(c.benchmark for c in criteria)]))
 
-    names = {tracking.checkpoint_name(run, step) for step, _ in checkpoints}
-    others = private_models.list_models().filter(pl.col("name").is_in(list(names)))
+    imports: list[private_models.ModelImport] = []
+    wanted_names = {tracking.checkpoint_name(run, step) for step, _ in checkpoints}
+    others = private_models.list_models().filter(pl.col("name").is_in(list(wanted_names)))
     clash = [n for n, r in others.select("name", "run").iter_rows() if r != run]
     if clash:
         raise CommandError(
@@ -400,16 +422,22 @@ def cmd_track(args: argparse.Namespace) -> int:
             f"remove it first (benchpress models remove NAME) or track under another run name"
         )
     # read and check every checkpoint before anything is written
-    steps, imports, inputs, predictions, p_all, p_each = [], [], [], [], [], []
-    for step, files in checkpoints:
+    read = []
+    for step, paths in checkpoints:
         name = tracking.checkpoint_name(run, step)
         _refuse_public(bp, name)
-        rows, found = _inputs(bp, files, args, f"checkpoint step {step}")
-        steps.append(step)
-        inputs.append(found)
+        rows, found = _inputs(bp, paths, args, f"checkpoint step {step}")
+        read.append((step, name, found))
         imports.append(
             private_models.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
         )
+    if args.step is not None:
+        read = sorted([*read, *_stored_checkpoints(run, {args.step})], key=lambda c: c[0])
+    steps, names, inputs, predictions, p_all, p_each = [], [], [], [], [], []
+    for step, name, found in read:
+        steps.append(step)
+        names.append(name)
+        inputs.append(found)
         predictions.append(bp.predict(found.scores, level=args.level, targets=shown, **side))
         if criteria:
             benchmarks, draws = bp.predictive_draws(
@@ -418,18 +446,35 @@ def cmd_track(args: argparse.Namespace) -> int:
             p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
             p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
     first = tracking.first_meeting(steps, p_all) if criteria else None
-    image = _render(plot, steps, shown, predictions, inputs, run, args.level, p_all, criteria)
+    drawing = (steps, shown, predictions, inputs, run, args.level, p_all, criteria)
+    image = None if plot is None else _render(plot_format(plot), *drawing)
+    # the trackers get a PNG: --plot's when it is one, else one drawn for them
+    png = image if plot is not None and plot_format(plot) == "png" else _tracker_plot(args, drawing)
 
-    report = private_models.save_models(imports, replace_run=run)
+    if args.step is None:
+        report = private_models.save_models(imports, replace_run=run)
+    else:  # one checkpoint added (or tracked again): the run's others stay
+        report = private_models.save_models(imports, replace=True)
     if image is not None:
         plot.write_bytes(image)
+    tracked = [
+        TrackedCheckpoint(
+            step,
+            {b: (preds[b].score, preds[b].low, preds[b].high) for b in shown},
+            p_all[k] if criteria else None,
+        )
+        for k, (step, preds) in enumerate(zip(steps, predictions, strict=True))
+    ]
+    exports, export_lines, failures = _export(
+        args, run, _snapshot_pin(bp), tracked, png, ", ".join(str(c) for c in criteria)
+    )
 
     frame = pl.DataFrame(
         [
             {
                 "run": run,
                 "step": step,
-                "model": item.name,
+                "model": name,
                 "benchmark": b,
                 "score": p.score,
                 "low": p.low,
@@ -438,7 +483,7 @@ def cmd_track(args: argparse.Namespace) -> int:
                 "observed": p.observed,
                 "p_all": p_all[k] if criteria else None,
             }
-            for k, (step, item, preds) in enumerate(zip(steps, imports, predictions, strict=True))
+            for k, (step, name, preds) in enumerate(zip(steps, names, predictions, strict=True))
             for b, p in ((b, preds[b]) for b in shown)
         ],
         schema=TRACK_SCHEMA,
@@ -447,10 +492,16 @@ def cmd_track(args: argparse.Namespace) -> int:
     def table() -> None:
         replaced = len(report.replaced)
         again = f", replacing the {replaced} checkpoint(s) tracked before" if replaced else ""
-        print(
-            f"run {printable(run)}: {len(steps)} checkpoints stored as private models "
-            f"{printable(tracking.checkpoint_name(run, steps[0]))} ...{again}"
-        )
+        if args.step is None:
+            print(
+                f"run {printable(run)}: {len(steps)} checkpoints stored as private models "
+                f"{printable(tracking.checkpoint_name(run, steps[0]))} ...{again}"
+            )
+        else:
+            print(
+                f"run {printable(run)}: checkpoint {args.step} stored as private model "
+                f"{printable(imports[0].name)}{again}; the run has {len(steps)} checkpoints"
+            )
         print(
             f"snapshot {bp.version}: predicted scores with {level_label(args.level)} "
             "intervals (observed = the checkpoint's own score)"
@@ -479,6 +530,8 @@ def cmd_track(args: argparse.Namespace) -> int:
             print(f"first checkpoint with P >= {tracking.MEET_PROBABILITY:g}: {when}")
         if plot is not None:
             print(f"plot: {printable(plot)}")
+        for line in export_lines:
+            print(line)
 
     payload = {
         "run": run,
@@ -494,7 +547,7 @@ def cmd_track(args: argparse.Namespace) -> int:
         "checkpoints": [
             {
                 "step": step,
-                "model": item.name,
+                "model": name,
                 "files": found.files,
                 "probes": found.scores,
                 "p_all": p_all[k] if criteria else None,
@@ -503,19 +556,100 @@ def cmd_track(args: argparse.Namespace) -> int:
                 else None,
                 "predictions": [preds[b].as_dict() for b in shown],
             }
-            for k, (step, item, found, preds) in enumerate(
-                zip(steps, imports, inputs, predictions, strict=True)
+            for k, (step, name, found, preds) in enumerate(
+                zip(steps, names, inputs, predictions, strict=True)
             )
         ],
+        **exports,
     }
     emit(args, frame, payload=payload, table=table)
-    return 0
+    for failure in failures:
+        print(f"benchpress: error: {printable(failure)}", file=sys.stderr)
+    return EXIT_FAILED if failures else 0
 
 
-def _render(plot, steps, shown, predictions, inputs, run, level, p_all, criteria):
-    """The plot's bytes (rendered before the store is written), or None without --plot."""
-    if plot is None:
+def _snapshot_pin(bp: BenchPress) -> str:
+    """`VERSION@sha256:HEX`, as `--version` takes it: what the trackers record."""
+    digest = bp.snapshot.digest
+    return f"{bp.version}@{digest}" if digest else bp.version
+
+
+def _check_trackers(args: argparse.Namespace) -> None:
+    """--mlflow/--wandb usable (their extra installed, a sqlite file's folder there) before
+    anything is read or written."""
+    if args.mlflow is not None:
+        track_export.require_mlflow()
+        try:
+            track_export.sqlite_artifact_location(args.mlflow)
+        except ExportError as exc:
+            raise CommandError(printable(exc)) from None
+    if args.wandb is not None:
+        if not args.wandb.strip():
+            raise CommandError("--wandb needs a project name")
+        track_export.require_wandb()
+
+
+def _tracker_plot(args: argparse.Namespace, drawing: tuple) -> bytes | None:
+    """The PNG the trackers get when --plot gives none; None without --mlflow/--wandb or
+    without matplotlib (the `pipeline` extra's: the numbers are logged all the same)."""
+    if args.mlflow is None and args.wandb is None:
         return None
+    try:
+        return _render("png", *drawing)
+    except ImportError:
+        return None
+
+
+def _export(
+    args: argparse.Namespace,
+    run: str,
+    pin: str,
+    checkpoints: list[TrackedCheckpoint],
+    png: bytes | None,
+    criteria: str,
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """Log the run to --mlflow and --wandb, after the store was written: (the JSON payload's
+    entries, the table's lines, the errors). A tracker that fails does not stop the other;
+    the command then exits 1, the checkpoints stored."""
+    payload: dict[str, Any] = {"snapshot_pin": pin, "mlflow": None, "wandb": None}
+    lines, failures = [], []
+    logged = (run, pin, args.level, checkpoints, png)
+    for key, log in (("mlflow", _to_mlflow), ("wandb", _to_wandb)):
+        if getattr(args, key) is None:
+            continue
+        entry: dict[str, Any] = {}
+        try:
+            lines.append(log(getattr(args, key), logged, criteria, entry))
+        except (ExportError, MissingExtraError) as exc:
+            entry["error"] = str(exc)
+            failures.append(f"{exc} (the checkpoints are stored; track again to log them)")
+        payload[key] = entry
+    return payload, lines, failures
+
+
+def _to_mlflow(uri: str, logged: tuple, criteria: str, entry: dict[str, Any]) -> str:
+    """Log to MLflow, filling the payload's `entry`; the table's line."""
+    shown = track_export.display_uri(uri)
+    entry.update(uri=shown, experiment=track_export.EXPERIMENT)
+    entry["run_id"] = track_export.log_to_mlflow(uri, *logged, criteria=criteria)
+    run_id, experiment = entry["run_id"], entry["experiment"]
+    return f"mlflow: run {run_id} in experiment {experiment} at {printable(shown)}"
+
+
+def _to_wandb(project: str, logged: tuple, criteria: str, entry: dict[str, Any]) -> str:
+    """Log to W&B, filling the payload's `entry`; the table's line."""
+    mode = track_export.wandb_mode()
+    entry.update(project=project, mode=mode)
+    folder = track_export.log_to_wandb(project, *logged, benchpress_home(), criteria=criteria)
+    entry["folder"] = str(folder)
+    where = printable(folder)
+    if mode == "offline":
+        return f"wandb: offline run in {where} (upload it: wandb sync {where})"
+    return f"wandb: {mode} run in project {printable(project)}, files in {where}"
+
+
+def _render(fmt, steps, shown, predictions, inputs, run, level, p_all, criteria) -> bytes:
+    """The plot's bytes in `fmt` ("png" or "svg"), rendered before the store is written."""
     series = [
         TargetSeries(
             b,
@@ -534,7 +668,7 @@ def _render(plot, steps, shown, predictions, inputs, run, level, p_all, criteria
         steps,
         series,
         probes,
-        plot_format(plot),
+        fmt,
         title=f"run {run}",
         level=level,
         p_all=p_all if criteria else None,

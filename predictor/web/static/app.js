@@ -60,6 +60,7 @@ const runs = new RunsView({
   version: () => versionParam(),
   level: () => state.level,
   benchmark: (id) => state.benchmarks.get(id),
+  toolName: toolLabel,
   onChange: () => updateUrl(),
 });
 
@@ -638,6 +639,14 @@ const FORMAT_NAMES = {
   helm: "HELM",
   tidy: "model,benchmark,score table",
 };
+
+/** The tool that wrote a results file, as people call it: the format's name (EEE names the
+ * source it was converted from too), else what the file said. Always a string. */
+function toolLabel(format, tool) {
+  const name = FORMAT_NAMES[format];
+  if (!name) return String(tool || format || "");
+  return format === "eee" && tool ? `${name}: ${tool}` : name;
+}
 const MAX_LISTED = 200; // unused tasks shown (a file of MMLU subtasks lists dozens)
 let uploadSeq = 0;
 let uploadLimits = null; // GET /api/results: the size the server reads
@@ -943,10 +952,11 @@ function renderModelCard() {
     ? [
         el("span", { class: "chip private", text: "private" }),
         model.run === null ? "" : ` run ${model.run}, step ${model.step ?? "?"} ·`,
-        ` ${scores.length} scores on this snapshot's benchmarks`,
+        ` ${scores.length} score${scores.length === 1 ? "" : "s"} on this snapshot's benchmarks`,
         state.model.not_in_snapshot?.length
           ? ` (${state.model.not_in_snapshot.length} others it lacks)`
           : "",
+        privateSources(scores),
       ]
     : [
         el("code", { text: model.model_id }),
@@ -968,28 +978,71 @@ function renderModelCard() {
       onclick: forgetModel,
     }),
   );
+  const table = model.private ? privateProvenance(scores) : snapshotProvenance(scores);
+  card.replaceChildren(
+    head,
+    el(
+      "details",
+      { open: true },
+      el("summary", { text: "Observed scores and where they come from" }),
+      el("div", { class: "table-wrap short" }, table),
+    ),
+  );
+  card.hidden = false;
+  syncModelChecks();
+}
+
+/** The first cells of a model card's row: use as a probe, the benchmark, the score. */
+function scoreCells(s) {
+  const box = el("input", {
+    type: "checkbox",
+    class: "use-probe",
+    dataset: { benchmark: s.benchmark_id },
+    "aria-label": `use ${s.benchmark_id} as a probe`,
+    disabled: !s.probe,
+    title: s.probe ? "use as a probe" : "too few observations in this snapshot to be a probe",
+  });
+  box.addEventListener("change", () => toggleProbe(s.benchmark_id, s.score, box.checked));
+  return [
+    el("td", {}, box),
+    el(
+      "td",
+      {},
+      el("span", { class: "bname", text: benchmarkName(s.benchmark_id) }),
+      el("span", { class: "bid", text: s.benchmark_id }),
+    ),
+    el("td", { class: "num", text: fmt(s.score) }),
+  ];
+}
+
+/** " · from lm-evaluation-harness 0.4.9.2 (1 file)": the tools a private model's scores came
+ * from, and from how many files; "" when the store kept none. */
+function privateSources(scores) {
+  const tools = new Set();
+  const files = new Set();
+  for (const s of scores) {
+    const tool = [toolLabel(s.format, s.tool), s.tool_version].filter(Boolean).join(" ");
+    if (tool) tools.add(tool);
+    if (s.file_sha256 || s.file) files.add(`${s.file_sha256 || ""} ${s.file || ""}`);
+  }
+  if (!tools.size) return "";
+  const count = `${files.size} file${files.size === 1 ? "" : "s"}`;
+  return ` · from ${[...tools].join(", ")} (${count})`;
+}
+
+/** A day for people ("2026-01-21") from an ISO time; "" for none. */
+function dayText(iso) {
+  return iso ? String(iso).slice(0, 10) : "";
+}
+
+/** A snapshot model's scores: the leaderboard each came from, when fetched, its payload. */
+function snapshotProvenance(scores) {
   const rows = scores.map((s) => {
-    const box = el("input", {
-      type: "checkbox",
-      class: "use-probe",
-      dataset: { benchmark: s.benchmark_id },
-      "aria-label": `use ${s.benchmark_id} as a probe`,
-      disabled: !s.probe,
-      title: s.probe ? "use as a probe" : "too few observations in this snapshot to be a probe",
-    });
-    box.addEventListener("change", () => toggleProbe(s.benchmark_id, s.score, box.checked));
-    const fetched = s.fetched_at ? String(s.fetched_at).slice(0, 10) : "";
+    const fetched = dayText(s.fetched_at);
     return el(
       "tr",
       { dataset: { benchmark: s.benchmark_id } },
-      el("td", {}, box),
-      el(
-        "td",
-        {},
-        el("span", { class: "bname", text: benchmarkName(s.benchmark_id) }),
-        el("span", { class: "bid", text: s.benchmark_id }),
-      ),
-      el("td", { class: "num", text: fmt(s.score) }),
+      scoreCells(s),
       el("td", {}, sourceLink(s.url, s.source)),
       el("td", { text: fetched, title: s.fetched_at || "" }),
       el(
@@ -1003,7 +1056,7 @@ function renderModelCard() {
       ),
     );
   });
-  const table = el(
+  return el(
     "table",
     { class: "data compact provenance-table" },
     el(
@@ -1022,17 +1075,71 @@ function renderModelCard() {
     ),
     el("tbody", {}, rows),
   );
-  card.replaceChildren(
-    head,
+}
+
+/** A private model's scores (`benchpress models add`, `track`): per score the tool that wrote
+ * its file and the tool's version, the task and metric it was read from, the file (its name
+ * only) and sha256, and when it was evaluated (else when it was stored). */
+function privateProvenance(scores) {
+  const rows = scores.map((s) => {
+    const when = s.evaluated_at
+      ? el("span", { class: "evaluated", text: dayText(s.evaluated_at), title: s.evaluated_at })
+      : el("span", {
+          class: "stored muted",
+          text: s.fetched_at ? `stored ${dayText(s.fetched_at)}` : "",
+          title: s.fetched_at
+            ? `the file does not say when it was evaluated; stored ${s.fetched_at}`
+            : "",
+        });
+    return el(
+      "tr",
+      { dataset: { benchmark: s.benchmark_id } },
+      scoreCells(s),
+      el(
+        "td",
+        { class: "prov-tool", title: s.tool || "" },
+        el("span", { class: "tool-name", text: toolLabel(s.format, s.tool) }),
+        s.tool_version ? el("span", { class: "tool-version", text: s.tool_version }) : null,
+      ),
+      el(
+        "td",
+        { class: "prov-task" },
+        el("code", { text: s.task || "" }),
+        s.metric ? el("span", { class: "bid", text: s.metric }) : null,
+      ),
+      el(
+        "td",
+        { class: "prov-file" },
+        el("span", { class: "file-name", text: s.file || "", title: s.file || "" }),
+        el("code", {
+          class: "sha",
+          text: String(s.file_sha256 || "").slice(0, 12),
+          title: s.file_sha256 || "",
+        }),
+      ),
+      el("td", { class: "prov-when" }, when),
+    );
+  });
+  return el(
+    "table",
+    { class: "data compact provenance-table private-provenance" },
     el(
-      "details",
-      { open: true },
-      el("summary", { text: "Observed scores and where they come from" }),
-      el("div", { class: "table-wrap short" }, table),
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { text: "Probe" }),
+        el("th", { text: "Benchmark" }),
+        el("th", { class: "num", text: "Score" }),
+        el("th", { text: "Tool" }),
+        el("th", { text: "Task (metric)" }),
+        el("th", { text: "File · sha256" }),
+        el("th", { text: "Evaluated" }),
+      ),
     ),
+    el("tbody", {}, rows),
   );
-  card.hidden = false;
-  syncModelChecks();
 }
 
 function toggleProbe(benchmark, score, on) {

@@ -18,12 +18,14 @@ function plural(count, word) {
 export class RunsView {
   /**
    * version(): the version parameter (undefined = latest); level(): the interval level;
-   * benchmark(id): the snapshot's row for a benchmark; onChange(): the URL.
+   * benchmark(id): the snapshot's row for a benchmark; toolName(format, tool): the tool
+   * that wrote a results file, as people call it; onChange(): the URL.
    */
-  constructor({ version, level, benchmark, onChange }) {
+  constructor({ version, level, benchmark, toolName, onChange }) {
     this.version = version;
     this.level = level;
     this.benchmark = benchmark;
+    this.toolName = toolName || ((format, tool) => String(tool || format || ""));
     this.onChange = onChange;
     this.runs = null; // /api/runs answer
     this.profiles = null; // /api/profiles answer (for the target chooser)
@@ -289,6 +291,7 @@ export class RunsView {
         {},
         el("th", { class: "num", text: "Step" }),
         el("th", { text: "Checkpoint" }),
+        el("th", { text: "Scores from" }),
         a.probes.map((b) => head(b, "probe")),
         a.targets.map((b) => head(b, "target")),
       ),
@@ -303,10 +306,12 @@ export class RunsView {
           { dataset: { step: String(c.step ?? "") } },
           el("td", { class: "num", text: c.step === null ? "—" : String(c.step) }),
           el("td", { class: "model-name", text: c.name }),
+          this.sourcesCell(c),
           a.probes.map((b) =>
             el("td", {
               class: "num observed",
               text: c.observed[b] === undefined ? "—" : fmt(c.observed[b]),
+              title: c.observed[b] === undefined ? null : this.scoreOrigin(c.provenance?.[b]),
             }),
           ),
           a.targets.map((b) => {
@@ -330,6 +335,55 @@ export class RunsView {
               el("span", { text: fmt(p.score) }),
               el("span", { class: "pm", text: `±${fmt((p.high - p.low) / 2)}` }),
             );
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** "lm-evaluation-harness 0.4.9.2": a source's tool and version, as text. */
+  toolText(source) {
+    return [this.toolName(source.format, source.tool), source.tool_version]
+      .filter(Boolean)
+      .join(" ");
+  }
+
+  /** "from task (metric) · tool version" for an observed score's tooltip. */
+  scoreOrigin(facts) {
+    if (!facts) return null;
+    const task = facts.metric ? `${facts.task || ""} (${facts.metric})` : facts.task || "";
+    return [task && `from ${task}`, this.toolText(facts)].filter(Boolean).join(" · ");
+  }
+
+  /** Where a checkpoint's scores came from: per file the tool and its version, the tasks
+   * read, and when it was evaluated (else when it was stored); file name and sha256 in the
+   * tooltip. */
+  sourcesCell(c) {
+    const sources = c.sources || [];
+    if (!sources.length) return el("td", { class: "run-sources muted", text: "—" });
+    return el(
+      "td",
+      { class: "run-sources" },
+      sources.map((s) =>
+        el(
+          "div",
+          {
+            class: "run-source",
+            title: [s.file, s.file_sha256 && `sha256 ${s.file_sha256}`]
+              .filter(Boolean)
+              .join(" · "),
+          },
+          el("span", { class: "tool", text: this.toolText(s) }),
+          s.tasks.length
+            ? el("span", { class: "tasks" }, el("code", { text: s.tasks.join(", ") }))
+            : null,
+          el("span", {
+            class: "when muted",
+            text: s.evaluated_at
+              ? `evaluated ${String(s.evaluated_at).slice(0, 10)}`
+              : c.added_at
+                ? `stored ${String(c.added_at).slice(0, 10)}`
+                : "",
           }),
         ),
       ),

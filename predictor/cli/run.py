@@ -1,0 +1,282 @@
+"""`benchpress run MODEL`: run the probes with lm-eval or Inspect, then predict, compare,
+store or track from what they wrote, in one command.
+
+The plan is printed before any request (`--dry-run` stops there). The follow-ups are the
+commands a user would type next, run on the files just written: `predict --from`, `compare
+--from --reference`, `models add --from` and `track --from --step` (the last two are the
+private store's, registered through the `benchpress.commands` entry points, so this module
+imports nothing of the warehouse)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from predictor.cli.commands import RUN
+from predictor.cli.main import main as benchpress_main
+from predictor.cli.options import (
+    STORE_HELP,
+    TARGETS_HELP,
+    VERSION_HELP,
+    add_commands,
+    add_side_options,
+    interval_level,
+    nonempty_text,
+    positive_int,
+    snapshot_reference,
+    store_uri,
+)
+from predictor.cli.output import EXIT_FAILED, CommandError, plural, print_table, printable
+from predictor.runs.settings import parse_task_overrides
+from predictor.text_safety import raw_stream
+
+if TYPE_CHECKING:
+    from predictor.runs.plan import RunPlan
+
+HARNESS_NAMES = {"lm-eval": "lm_eval", "inspect": "inspect"}
+
+
+@contextmanager
+def tool_stderr() -> Iterator[None]:
+    """The tools' own progress bars (lm-eval's per-task request bars, Inspect's) write
+    carriage returns, which the escaping of `benchpress` output would print as text: they
+    get the raw stderr while the tasks run. What they show is the tool's and the user's own
+    endpoint's, not a downloaded payload's."""
+    saved = sys.stderr
+    sys.stderr = raw_stream(saved)
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+
+
+def print_plan(plan: RunPlan) -> None:
+    # deferred: the plan's helpers read the maps (Polars); `run --help` loads neither
+    from predictor.runs.plan import format_duration, format_tokens, plan_rows
+
+    tool = "lm-eval" if plan.harness == "lm_eval" else "Inspect"
+    limited = f", {plan.limit} items per task (a smoke test)" if plan.limit else ""
+    print(
+        f"plan: {printable(plan.model)} with {tool} ({plan.model_type}), "
+        f"{plural(len(plan.tasks), 'probe')}{limited}, files in {printable(plan.out)}"
+    )
+    for name, value in plan.settings.items():
+        print(f"  {name}: {printable(value)}")
+    print_table(plan_rows(plan), ["benchmark", "task", "items", "shots", "tokens", "status"])
+    notes = [(t.benchmark, t.note) for t in plan.tasks if t.note]
+    if notes:
+        print("how these runs differ from the matrix's scores:")
+        for benchmark, note in notes:
+            print(f"  {printable(benchmark)}: {printable(note)}")
+    todo = plan.to_run
+    if not todo:
+        print("nothing to run: every task finished in an earlier run (their files are read)")
+        return
+    print(
+        f"to run: {plural(len(todo), 'task')}, {format_tokens(plan.tokens)} tokens, "
+        f"{format_duration(plan.seconds)} at {plan.tokens_per_second:,.0f} tokens/s "
+        "(estimates)"
+    )
+
+
+def _follow_ups(args: argparse.Namespace, files: Sequence[str], maps: Sequence[str]) -> list:
+    """The commands that use the run's files, as argument lists for `benchpress`."""
+    sources = [a for f in files for a in ("--from", f)] + [a for m in maps for a in ("--map", m)]
+    snapshot = ["--version", args.version] + (["--store", args.store] if args.store else [])
+    side = [
+        *(["--family", args.family] if args.family else []),
+        *(["--release-date", args.release_date] if args.release_date else []),
+    ]
+    level = ["--level", str(args.level)]
+    targets = ["--targets", args.targets] if args.targets else []
+    commands = []
+    if args.predict:
+        commands.append(
+            ["predict", *sources, "--name", args.model, *side, *snapshot, *level, *targets]
+        )
+    if args.compare:
+        commands.append(
+            ["compare", *sources, "--name", args.model, "--reference", args.compare, *side]
+            + [*snapshot, *level, *targets]
+        )
+    if args.add:
+        commands.append(["models", "add", args.add, *sources, "--replace", *snapshot])
+    if args.track:
+        trackers = [
+            *(["--mlflow", args.mlflow] if args.mlflow else []),
+            *(["--wandb", args.wandb] if args.wandb else []),
+        ]
+        commands.append(
+            ["track", args.track, *sources, "--step", str(args.step), *side, *snapshot, *level]
+            + [*targets, *trackers]
+        )
+    return commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from predictor.api import BenchPress  # deferred: numpy, Polars; `run --help` needs none
+    from predictor.runs.runner import execute_plan, plan_probe_run  # deferred: as above
+
+    stores = [flag for flag, on in (("--add", args.add), ("--track", args.track)) if on]
+    if args.limit is not None and stores and not args.allow_limited:
+        raise CommandError(
+            f"--limit runs {args.limit} items per task, a smoke test: its scores are not the "
+            f"model's, so {stores[0]} refuses them; add --allow-limited to store them anyway"
+        )
+    if args.track and args.step is None:
+        raise CommandError("--track RUN needs --step N (the checkpoint's training step)")
+    if (args.mlflow or args.wandb) and not args.track:
+        raise CommandError("--mlflow and --wandb log a tracked run: add --track RUN --step N")
+    harness = HARNESS_NAMES[args.harness]
+    bp = BenchPress.load(args.version, store=args.store)
+    own = parse_task_overrides(args.task)
+    plan, endpoint, tool = plan_probe_run(
+        args.model,
+        args.probes,
+        harness,
+        args.out,
+        args.limit,
+        model_type=args.model_type,
+        model_args=args.model_args,
+        tasks=own or None,
+        include_path=args.include_path,
+        bp=bp,
+        timeout=args.timeout,
+    )
+    print_plan(plan)
+    if args.dry_run:
+        return 0
+    sys.stdout.flush()
+
+    def told(benchmark: str, task: str, outcome: str) -> None:
+        print(f"{printable(benchmark)} ({printable(task)}): {printable(outcome)}", flush=True)
+
+    with tool_stderr():
+        scores = execute_plan(
+            plan, endpoint, tool, progress=args.progress is not False, on_task=told
+        )
+    ran = [t for t in plan.tasks if t.benchmark in scores.files]
+    if scores.failed:
+        print(
+            f"{plural(len(scores.failed), 'probe')} failed, so what follows is from "
+            f"{len(ran)} of {len(plan.tasks)} probes:"
+        )
+        for benchmark, error in scores.failed.items():
+            print(f"  {printable(benchmark)}: {printable(error)}")
+    if scores.limited:
+        print(f"scores from {args.limit} items per task (--limit): a smoke test, not the model's")
+    if not ran:
+        return EXIT_FAILED
+    files = [str(scores.files[t.benchmark]) for t in ran]
+    maps = [f"{t.task.rpartition('@')[2]}={t.benchmark}" for t in ran if t.own_task]
+    code = 0
+    for command in _follow_ups(args, files, maps):
+        print()
+        sys.stdout.flush()
+        code = max(code, benchpress_main(command))
+    if not any((args.predict, args.compare, args.add, args.track)):
+        print(f"probe scores: {', '.join(f'{b}={v:g}' for b, v in scores.items())}")
+        print(f"predict from them: benchpress predict --from {printable(plan.out)}")
+    return EXIT_FAILED if scores.failed else code
+
+
+def run_arguments(run: argparse.ArgumentParser) -> None:
+    run.description = (
+        "Run MODEL's probe benchmarks with lm-evaluation-harness or Inspect (the plan is "
+        "printed first), write each task's results file under --out, then predict "
+        "(--predict), compare (--compare), store (--add) or track (--track) from them. "
+        "Re-running the same command resumes: finished tasks are read, not run. The "
+        "endpoint and key can come from BENCHPRESS_MODEL_BASE_URL, BENCHPRESS_MODEL_TYPE and "
+        "BENCHPRESS_MODEL_API_KEY (the key only from there)."
+    )
+    run.add_argument("model", type=nonempty_text, help="the model's name")
+    run.add_argument(
+        "--harness", choices=sorted(HARNESS_NAMES), default="lm-eval", help="default lm-eval"
+    )
+    run.add_argument(
+        "--model-type",
+        metavar="TYPE",
+        help="the tool's model type: lm-eval's hf, vllm, local-completions, "
+        "local-chat-completions, openai-chat-completions, dummy; Inspect's openai-api, vllm, "
+        "hf (default: BENCHPRESS_MODEL_TYPE)",
+    )
+    run.add_argument(
+        "--model-args",
+        metavar="K=V,...",
+        help="the tool's model arguments, e.g. base_url=http://127.0.0.1:8000/v1/completions "
+        "(the full endpoint; default: BENCHPRESS_MODEL_BASE_URL); never the key",
+    )
+    run.add_argument(
+        "--probes",
+        default="default",
+        help="benchmarks to run: name,name,... or 'default' (the snapshot's runnable set for "
+        "the tool; generative tasks only for a chat model type)",
+    )
+    run.add_argument(
+        "--task",
+        action="append",
+        metavar="BENCHMARK=TASK",
+        help="run BENCHMARK with a task of your own (found with --include-path); repeatable",
+    )
+    run.add_argument(
+        "--include-path",
+        action="append",
+        metavar="DIR",
+        help="a folder of your own task definitions (lm-eval's --include_path); repeatable",
+    )
+    run.add_argument(
+        "--out", metavar="DIR", help="where results files go (default: BENCHPRESS_HOME/runs/MODEL)"
+    )
+    run.add_argument(
+        "--limit",
+        type=positive_int,
+        metavar="N",
+        help="N items per task: a smoke test whose scores are marked as such",
+    )
+    run.add_argument(
+        "--allow-limited",
+        action="store_true",
+        help="let --add / --track store scores of a --limit run",
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="longest one request may take (default: BENCHPRESS_MODEL_TIMEOUT, else 120)",
+    )
+    run.add_argument("--dry-run", action="store_true", help="print the plan and stop")
+    run.add_argument("--predict", action="store_true", help="then print the predictions")
+    run.add_argument(
+        "--compare", metavar="REF,...", help="then rank the model among these snapshot models"
+    )
+    run.add_argument("--add", metavar="NAME", help="then store the scores as private model NAME")
+    run.add_argument("--track", metavar="RUN", help="then store them as a checkpoint of RUN")
+    run.add_argument("--step", type=int, metavar="N", help="with --track: the checkpoint's step")
+    run.add_argument(
+        "--mlflow", metavar="URI", help="with --track: log the run to this MLflow tracking URI"
+    )
+    run.add_argument(
+        "--wandb", metavar="PROJECT", help="with --track: log the run to this W&B project"
+    )
+    run.add_argument("--targets", help=f"for --predict/--compare/--track: {TARGETS_HELP}")
+    add_side_options(run, name=False)
+    run.add_argument(
+        "--level", type=interval_level, default=0.9, help="interval level (default 0.9)"
+    )
+    run.add_argument("--version", type=snapshot_reference, default="latest", help=VERSION_HELP)
+    run.add_argument("--store", type=store_uri, help=STORE_HELP)
+    run.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars (default: on)",
+    )
+    run.set_defaults(func=cmd_run)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `run` to a parser's sub-commands."""
+    add_commands(subparsers, RUN)

@@ -1,0 +1,74 @@
+"""What running a tool's task takes, for the plan `benchpress run` prints before the spend.
+
+`facts/tasks.csv` lists, per lm-eval and Inspect task the maps point a benchmark to:
+- `output_type`: lm-eval's (`multiple_choice` and `loglikelihood` need prompt log-probs,
+  which chat endpoints do not give; `generate_until` works on any endpoint), `generate`
+  for Inspect (every Inspect task talks to a chat model);
+- `items`: documents in the split the task scores (the public datasets' sizes);
+- `shots`: the task's default few-shot examples;
+- `tokens_per_item`: an estimate of prompt plus generated tokens per document, few-shot
+  examples and every answer choice's request included (our estimate from typical lengths, not
+  a measurement; it sizes the bill, it does not predict it).
+
+A task outside the table (a user's own task definition) is sized by loading it, see
+`predictor.runs.plan`."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+FACTS_FILE = Path(__file__).parent / "facts" / "tasks.csv"
+FACT_COLUMNS = ("tool", "task", "output_type", "items", "shots", "tokens_per_item")
+TOOLS = ("lm_eval", "inspect")
+GENERATIVE = frozenset({"generate_until", "generate"})
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    tool: str
+    task: str
+    output_type: str
+    items: int | None
+    shots: int | None
+    tokens_per_item: int | None
+
+    @property
+    def generative(self) -> bool:
+        """True when the task only asks for generations (works on a chat endpoint)."""
+        return self.output_type in GENERATIVE
+
+
+@cache
+def load_facts() -> dict[tuple[str, str], TaskFacts]:
+    """(tool, task) -> its facts; the table ships with the package and is checked by tests."""
+    table: dict[tuple[str, str], TaskFacts] = {}
+    with FACTS_FILE.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != FACT_COLUMNS:
+            raise ValueError(f"{FACTS_FILE.name}: columns must be {','.join(FACT_COLUMNS)}")
+        for number, row in enumerate(reader, start=2):
+            if row["tool"] not in TOOLS or (row["tool"], row["task"]) in table:
+                raise ValueError(f"{FACTS_FILE.name} line {number}: unknown tool or repeated task")
+            table[row["tool"], row["task"]] = TaskFacts(
+                row["tool"],
+                row["task"],
+                row["output_type"],
+                *(int(row[c]) if row[c] else None for c in ("items", "shots", "tokens_per_item")),
+            )
+    return table
+
+
+def task_facts(tool: str, task: str) -> TaskFacts | None:
+    """The facts of one task, or None for a task the table does not list."""
+    return load_facts().get((tool, task))
+
+
+def is_generative(tool: str, task: str) -> bool | None:
+    """Whether a task only generates (None: unknown). Every Inspect task does."""
+    if tool == "inspect":
+        return True
+    facts = task_facts(tool, task)
+    return None if facts is None else facts.generative

@@ -1,0 +1,126 @@
+"""Running one probe task with Inspect, in this process, through its Python API
+(`inspect_ai.eval`), the `inspect` extra (which brings `inspect_evals` for registry tasks).
+
+As for lm-eval (`predictor.runs.lm_eval_tool`): one task at a time, its native log (`.eval`)
+moved into `<out>/<task>/` once complete, and a task whose successful log for this model and
+sample limit is there is not run again.
+
+Model types are Inspect providers: `vllm`, `hf`, `ollama`, ... run `PROVIDER/MODEL`;
+`openai-api` runs any OpenAI-compatible endpoint as `openai-api/endpoint/MODEL`, with the
+URL and key handed over as Inspect reads them (`ENDPOINT_BASE_URL`, `ENDPOINT_API_KEY`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from predictor.runs.lm_eval_tool import STAGING, task_folder
+from predictor.runs.settings import INSPECT_SERVICE, Endpoint
+
+TOOL = "inspect"
+
+
+def inspect_model(endpoint: Endpoint) -> str:
+    """The Inspect model name for a model type and a model's name."""
+    if endpoint.model_type == "openai-api":
+        return f"openai-api/{INSPECT_SERVICE}/{endpoint.model}"
+    return f"{endpoint.model_type}/{endpoint.model}"
+
+
+def _log_task(task: str) -> str:
+    """The task name Inspect records for a task spec (`file.py@name` records `name`)."""
+    return task.rpartition("@")[2] if "@" in task else task
+
+
+class InspectTool:
+    name = TOOL
+
+    def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
+        self.include_path = [Path(p) for p in include_path]
+
+    def known(self, task: str) -> bool:
+        return True  # Inspect resolves registry names and task files when it runs them
+
+    def version(self, task: str) -> str | None:
+        return None
+
+    def size(self, task: str) -> tuple[int | None, int | None]:
+        return None, None  # known only once Inspect loads the task's dataset
+
+    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
+        from inspect_ai.log import read_eval_log  # deferred: the optional tool, to resume
+
+        folder = task_folder(out, task)
+        if not folder.is_dir():
+            return None
+        for path in sorted(folder.glob("*.eval"), reverse=True):
+            try:
+                log = read_eval_log(str(path), header_only=True)
+            except Exception:  # noqa: BLE001 - an unreadable log is not a finished task
+                continue
+            name = log.eval.task.rpartition("/")[2]
+            if (
+                log.status == "success"
+                and name == _log_task(task).rpartition("/")[2]
+                and log.eval.model == inspect_model(endpoint)
+                and log.eval.config.limit == limit
+            ):
+                return path
+        return None
+
+    def run(
+        self,
+        endpoint: Endpoint,
+        task: str,
+        out: Path,
+        limit: int | None,
+        options: Mapping[str, Any],
+    ) -> Path:
+        from inspect_ai import eval as inspect_eval  # deferred: the optional tool, to run
+
+        staging = out / STAGING / f"{task_folder(out, task).name}-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        kwargs: dict[str, Any] = {
+            "model": inspect_model(endpoint),
+            "log_dir": str(staging),
+            "log_format": "eval",
+            "limit": limit,
+            "timeout": int(endpoint.timeout),
+            "max_retries": 3,
+            "display": "none",
+        }
+        if endpoint.base_url and endpoint.model_type != "openai-api":
+            kwargs["model_base_url"] = endpoint.base_url
+        given = {k: v for k, v in endpoint.model_args.items() if k != "base_url"}
+        if given:
+            kwargs["model_args"] = given
+        kwargs.update(options)
+        spec = task
+        if "@" in task and not Path(task.partition("@")[0]).is_absolute():
+            spec = _in_include_path(task, self.include_path)
+        logs = inspect_eval(spec, **kwargs)
+        if not logs or logs[0].status != "success":
+            error = getattr(logs[0], "error", None) if logs else None
+            message = getattr(error, "message", None) or "the task did not finish"
+            raise RuntimeError(f"Inspect: {message}")
+        written = sorted(staging.glob("*.eval"))
+        if not written:
+            raise RuntimeError(f"Inspect wrote no log for {task}")
+        folder = task_folder(out, task)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / written[-1].name
+        os.replace(written[-1], target)
+        shutil.rmtree(staging, ignore_errors=True)
+        return target
+
+
+def _in_include_path(task: str, include_path: Sequence[Path]) -> str:
+    """`file.py@name` found in one of the include folders (else as given, from the cwd)."""
+    file, _, name = task.partition("@")
+    for folder in include_path:
+        if (folder / file).is_file():
+            return f"{folder / file}@{name}"
+    return task

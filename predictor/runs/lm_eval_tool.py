@@ -1,0 +1,174 @@
+"""Running one probe task with lm-evaluation-harness, in this process, through its Python API
+(`lm_eval.simple_evaluate`, what `lm-eval run` calls).
+
+Each task runs on its own and its native results file (`results_<date>.json`, as lm-eval's
+`EvaluationTracker` writes it) is moved into `<out>/<task>/` only once complete, so a run
+stopped at any point leaves every finished task usable and nothing half-written where the
+readers look. A task whose file for this model, model type, task version and item limit is
+already there is not run again: re-running a command resumes it.
+
+lm-eval indexes its ~14,700 built-in task configs before it can load one (about 20 s of CPU);
+when every task asked for is a user's own (found in `include_path`), the index is built from
+that folder alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from predictor.results.paths import MAX_FILE_BYTES
+from predictor.runs.settings import Endpoint, format_model_args
+
+TOOL = "lm_eval"
+STAGING = ".staging"  # where a task's files are written before they are complete
+
+
+def task_folder(out: Path, task: str) -> Path:
+    """`<out>/<task>`: one folder per task (a task name is a plain identifier in lm-eval)."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task).lstrip(".")
+    return out / (safe or "task")
+
+
+class LmEvalTool:
+    """lm-eval's task index for the tasks of one run, and the runs themselves."""
+
+    name = TOOL
+
+    def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
+        self.tasks = list(tasks)
+        self.include_path = [str(p) for p in include_path]
+        self._manager = None
+
+    @property
+    def manager(self):
+        """lm-eval's `TaskManager`, built on first use (a plan of public tasks with nothing
+        to resume needs none): the include folders alone when they hold every task."""
+        if self._manager is None:
+            try:
+                from lm_eval.tasks import TaskManager  # deferred: the run's optional tool
+            except ImportError:
+                raise ImportError(
+                    "benchpress run needs lm-evaluation-harness: pip install "
+                    "'benchpress-llm[lm-eval]'"
+                ) from None
+            paths = self.include_path
+            manager = TaskManager(include_path=paths, include_defaults=False) if paths else None
+            if manager is None or any(t not in manager.task_index for t in self.tasks):
+                manager = TaskManager(include_path=paths or None)
+            self._manager = manager
+        return self._manager
+
+    def known(self, task: str) -> bool:
+        return task in self.manager.task_index
+
+    def version(self, task: str) -> str | None:
+        """The task's version in its config (`metadata.version`), None if it has none."""
+        entry = self.manager.task_index.get(task)
+        config = (entry.cfg if entry is not None else None) or {}
+        version = (config.get("metadata") or {}).get("version")
+        return None if version is None else str(version)
+
+    def size(self, task: str) -> tuple[int | None, int | None]:
+        """(documents, estimated tokens per document) of a task, by loading it (its dataset:
+        local files for a user's own task; a download for a public one). Tokens: the prompt
+        at ~4 characters a token, once per answer choice for a multiple-choice task, plus the
+        generation budget for a generative one. (None, None) when it cannot be loaded."""
+        try:
+            loaded = self.manager.load([task])
+        except Exception:  # noqa: BLE001 - any loading failure only leaves the size unknown
+            return None, None
+        items, tokens = 0, 0
+        for built in loaded.get("tasks", {}).values():
+            docs = list(built.eval_docs or [])
+            items += len(docs)
+            tokens += sum(_doc_tokens(built, doc) for doc in docs)
+        return (items, round(tokens / items)) if items else (None, None)
+
+    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
+        """The results file of an earlier complete run of this task for this model, or None."""
+        folder = task_folder(out, task)
+        files = sorted(folder.glob("results_*.json"), reverse=True) if folder.is_dir() else []
+        if not files:
+            return None
+        want_version = self.version(task)
+        name = endpoint.model_args.get("model") or endpoint.model_args.get("pretrained")
+        for path in files:
+            doc = _read_json(path)
+            config = doc.get("config") or {}
+            versions = doc.get("versions") or {}
+            if (
+                task in (doc.get("results") or {})
+                and doc.get("model_name") == name
+                and config.get("model") == endpoint.model_type
+                and config.get("limit") == limit
+                and (want_version is None or str(versions.get(task)) == want_version)
+            ):
+                return path
+        return None
+
+    def run(
+        self,
+        endpoint: Endpoint,
+        task: str,
+        out: Path,
+        limit: int | None,
+        options: Mapping[str, Any],
+    ) -> Path:
+        """Evaluate one task; the path of its results file, in place once complete."""
+        from lm_eval import simple_evaluate  # deferred: the optional tool, loaded to run
+        from lm_eval.loggers import EvaluationTracker  # deferred: as above
+
+        staging = out / STAGING / f"{task_folder(out, task).name}-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        tracker = EvaluationTracker(output_path=str(staging))
+        kwargs: dict[str, Any] = {
+            "model": endpoint.model_type,
+            "model_args": format_model_args(endpoint.model_args),
+            "tasks": [task],
+            "task_manager": self.manager,
+            "limit": limit,
+            "evaluation_tracker": tracker,
+            "log_samples": False,
+        }
+        if endpoint.chat:
+            kwargs["apply_chat_template"] = True
+        kwargs.update(options)
+        results = simple_evaluate(**kwargs)
+        if not results or task not in (results.get("results") or {}):
+            raise RuntimeError(f"lm-eval returned no results for {task}")
+        tracker.save_results_aggregated(results=results, samples=None)
+        written = sorted(staging.rglob("results_*.json"))
+        if not written:
+            raise RuntimeError(f"lm-eval wrote no results file for {task}")
+        folder = task_folder(out, task)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / written[-1].name
+        os.replace(written[-1], target)
+        shutil.rmtree(staging, ignore_errors=True)
+        return target
+
+
+def _doc_tokens(task, doc) -> int:
+    """Estimated tokens one document costs (see `LmEvalTool.size`)."""
+    prompt = len(str(task.doc_to_text(doc))) // 4 + 1
+    if task.OUTPUT_TYPE == "multiple_choice":
+        return prompt * max(len(task.doc_to_choice(doc)), 1)
+    if task.OUTPUT_TYPE == "generate_until":
+        budget = (task.config.generation_kwargs or {}).get("max_gen_toks", 256)
+        return prompt + int(budget)
+    return prompt
+
+
+def _read_json(path: Path) -> dict:
+    """A results file as a dict, {} when it is not one (too large, unreadable, not JSON)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return {}
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}

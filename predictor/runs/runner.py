@@ -1,0 +1,353 @@
+"""`run_probe_benchmarks`: run a model's probes with lm-eval or Inspect and read the scores
+back, as `bp.predict` takes them.
+
+    new_model_scores = run_probe_benchmarks("new-model-v1")
+    predictions = bp.predict(new_model_scores)
+
+The one-argument form runs the model of that name on the endpoint of the settings
+(`BENCHPRESS_MODEL_BASE_URL`, `BENCHPRESS_MODEL_TYPE`, `BENCHPRESS_MODEL_API_KEY`, see
+`predictor.runs.settings`) with the default runnable probe set of the default snapshot.
+
+Order of work: the plan (`plan_probe_run`; nothing is sent), one request to check the
+endpoint, then one task at a time, each task's native file in `<out>/<task>/` as it finishes.
+A task that fails is recorded with its error and the others go on; the scores then come
+from fewer probes (`ProbeScores.failed`). Re-running resumes: finished tasks are read, not
+run. Scores of a run with `limit` are marked `limited` (a smoke test, not the model's scores).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from predictor.api import BenchPress
+from predictor.paths import benchpress_home
+from predictor.results.inputs import summarise
+from predictor.results.read import read_results
+from predictor.results.runnable import preferred_tasks
+from predictor.runs.inspect_tool import InspectTool
+from predictor.runs.lm_eval_tool import STAGING, LmEvalTool
+from predictor.runs.plan import TOKENS_PER_SECOND, RunPlan, plan_task
+from predictor.runs.preflight import check_endpoint
+from predictor.runs.settings import (
+    INSPECT_SERVICE,
+    Endpoint,
+    SettingsError,
+    env_task_overrides,
+    resolve_endpoint,
+)
+from predictor.trust.probe_sets import ProbeBenchmarks
+from predictor.trust.probes import runnable_tool
+
+HARNESSES = {"lm_eval": LmEvalTool, "inspect": InspectTool}
+RUNS_DIR = "runs"  # under BENCHPRESS_HOME: a folder per model
+
+
+class ProbeScores(dict):
+    """benchmark -> score of one model's probe run (what `bp.predict` takes), with where each
+    score came from: `files` (benchmark -> results file), `failed` (benchmark -> error),
+    `limited` (a smoke test over `limit` items per task), `frame` (the tidy results frame,
+    with provenance: tool, version, task, file, when), `plan` and `model`."""
+
+    def __init__(
+        self,
+        scores: Mapping[str, float],
+        *,
+        model: str,
+        plan: RunPlan,
+        files: Mapping[str, Path],
+        failed: Mapping[str, str],
+        frame: pl.DataFrame,
+        resumed: Sequence[str] = (),
+    ) -> None:
+        super().__init__(scores)
+        self.model = model
+        self.plan = plan
+        self.files = dict(files)
+        self.failed = dict(failed)
+        self.frame = frame
+        self.resumed = list(resumed)
+        self.limited = plan.limit is not None
+
+    @property
+    def complete(self) -> bool:
+        """Every planned probe ran."""
+        return not self.failed
+
+
+def default_out(model: str) -> Path:
+    """`BENCHPRESS_HOME/runs/<model>`: a folder per model, its name made safe for a path."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
+    return benchpress_home() / RUNS_DIR / safe
+
+
+def _probe_names(bp, probes, harness: str, chat: bool) -> list[str]:
+    if isinstance(probes, str) and probes in ("default", "runnable"):
+        names = ProbeBenchmarks.runnable(bp, harness, chat)
+        if not names:
+            raise SettingsError(f"snapshot {bp.version} has no benchmark {harness} can run")
+        return list(names)
+    if isinstance(probes, str):
+        probes = [p for p in probes.split(",") if p.strip()]
+    names = [bp.resolve_benchmark(str(p).strip()) for p in probes]
+    if not names:
+        raise SettingsError("probes: name at least one benchmark, or 'default'")
+    return list(dict.fromkeys(names))
+
+
+def _tasks(
+    bp, names: Sequence[str], harness: str, chat: bool, own: Mapping[str, str]
+) -> dict[str, tuple[str, bool]]:
+    """benchmark -> (task, named by the user) for every probe; a probe without one is an
+    error naming it (the user's own task definition can run it: --task BENCHMARK=TASK)."""
+    own_tasks = {bp.resolve_benchmark(b): t for b, t in own.items()}
+    mapped = preferred_tasks(harness, generative_only=chat)
+    out: dict[str, tuple[str, bool]] = {}
+    missing = []
+    for name in names:
+        if name in own_tasks:
+            out[name] = (own_tasks[name], True)
+        elif name in mapped and (harness != "inspect" or "/" in mapped[name]):
+            out[name] = (mapped[name], False)
+        else:
+            missing.append(name)
+    if missing:
+        kind = " generative" if chat else ""
+        raise SettingsError(
+            f"no{kind} {harness} task runs {', '.join(missing)}; give one with "
+            f"--task BENCHMARK=TASK (and --include-path DIR for your own task definition), "
+            f"or choose runnable probes (benchpress probes --runnable)"
+        )
+    return out
+
+
+def plan_probe_run(
+    model: str,
+    probes: str | Sequence[str] = "default",
+    harness: str = "lm_eval",
+    out: str | Path | None = None,
+    limit: int | None = None,
+    *,
+    model_type: str | None = None,
+    model_args: str | Mapping[str, object] | None = None,
+    tasks: Mapping[str, str] | None = None,
+    include_path: str | Path | Sequence[str | Path] | None = None,
+    bp=None,
+    timeout: float | None = None,
+    tokens_per_second: float = TOKENS_PER_SECOND,
+) -> tuple[RunPlan, Endpoint, Any]:
+    """The plan of a run, the endpoint it talks to and the tool; nothing is sent."""
+    tool_name = runnable_tool(harness)
+    if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
+        raise SettingsError(f"limit must be a positive number of items, got {limit!r}")
+    if bp is None:
+        bp = BenchPress.load()
+    endpoint = resolve_endpoint(model, tool_name, model_type, model_args, timeout)
+    env_tasks, env_folders = env_task_overrides()
+    tasks = {**env_tasks, **(tasks or {})}
+    include_path = include_path if include_path is not None else env_folders
+    names = _probe_names(bp, probes, tool_name, endpoint.chat)
+    chosen = _tasks(bp, names, tool_name, endpoint.chat, tasks)
+    folders = _include_paths(include_path)
+    tool = HARNESSES[tool_name]([t for t, _ in chosen.values()], folders)
+    unknown = [t for t, own in chosen.values() if own and not tool.known(t)]
+    if unknown:
+        where = ", ".join(str(f) for f in folders) or "lm-eval's own tasks"
+        raise SettingsError(f"task {unknown[0]!r} is not in {where}: check --include-path")
+    folder = Path(out).expanduser() if out is not None else default_out(model)
+    planned = [
+        plan_task(
+            tool_name,
+            benchmark,
+            task,
+            own,
+            limit,
+            tool.size,
+            tool.finished(folder, endpoint, task, limit),
+        )
+        for benchmark, (task, own) in chosen.items()
+    ]
+    settings = {"model_args": _shown_args(endpoint), "timeout": f"{endpoint.timeout:g} s"}
+    if endpoint.base_url:
+        settings["endpoint"] = f"{endpoint.base_url} ({endpoint.base_url_origin})"
+    if endpoint.api_key:
+        settings["api_key"] = "set (BENCHPRESS_MODEL_API_KEY)"
+    plan = RunPlan(
+        model,
+        tool_name,
+        endpoint.model_type,
+        folder,
+        limit,
+        planned,
+        tokens_per_second,
+        settings,
+    )
+    return plan, endpoint, tool
+
+
+def _shown_args(endpoint: Endpoint) -> str:
+    return ",".join(f"{k}={v}" for k, v in endpoint.model_args.items())
+
+
+def _include_paths(value) -> list[Path]:
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str | Path) else list(value)
+    folders = [Path(p).expanduser() for p in items]
+    for folder in folders:
+        if not folder.is_dir():
+            raise SettingsError(f"--include-path {folder}: no such folder")
+    return folders
+
+
+@contextmanager
+def _tool_environment(endpoint: Endpoint, harness: str) -> Iterator[None]:
+    """Hand the key (and Inspect's endpoint URL) to the tool through its environment for
+    the run, and put the environment back afterwards."""
+    values = endpoint.key_environment(harness)
+    if harness == "inspect" and endpoint.model_type == "openai-api" and endpoint.base_url:
+        values[f"{INSPECT_SERVICE.upper()}_BASE_URL"] = endpoint.base_url
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def execute_plan(
+    plan: RunPlan,
+    endpoint: Endpoint,
+    tool,
+    options: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    on_task: Callable[[str, str, str], None] | None = None,
+) -> ProbeScores:
+    """Run what the plan has still to run and read every probe's scores back.
+
+    `on_task(benchmark, task, outcome)` is told each outcome (`done`, `failed: ...`)."""
+    files: dict[str, Path] = {t.benchmark: t.done for t in plan.tasks if t.done is not None}
+    resumed = list(files)
+    failed: dict[str, str] = {}
+    todo = plan.to_run
+    if todo:
+        check_endpoint(endpoint)
+    bar = _overall_bar(len(todo), progress)
+    try:
+        with _tool_environment(endpoint, plan.harness):
+            for item in todo:
+                bar.set_postfix_str(item.task)
+                try:
+                    files[item.benchmark] = tool.run(
+                        endpoint, item.task, plan.out, plan.limit, options or {}
+                    )
+                    outcome = "done"
+                except Exception as error:  # noqa: BLE001 - one task's failure must not stop the others
+                    failed[item.benchmark] = _one_line(error)
+                    outcome = f"failed: {failed[item.benchmark]}"
+                bar.update(1)
+                if on_task is not None:
+                    on_task(item.benchmark, item.task, outcome)
+    finally:
+        bar.close()
+        with suppress(OSError):  # empty once every task moved its files out
+            (plan.out / STAGING).rmdir()
+    return read_back(plan, files, failed, resumed)
+
+
+def read_back(
+    plan: RunPlan,
+    files: Mapping[str, Path],
+    failed: Mapping[str, str] | None = None,
+    resumed: Sequence[str] = (),
+) -> ProbeScores:
+    """The scores of the finished tasks' files, each read as the benchmark it probes."""
+    overrides = {(_recorded_task(t.task), None): t.benchmark for t in plan.tasks if t.own_task}
+    ordered = [files[t.benchmark] for t in plan.tasks if t.benchmark in files]
+    frame = read_results(ordered, overrides) if ordered else _empty_frame()
+    scores = summarise(frame).scores if ordered else {}
+    return ProbeScores(
+        scores,
+        model=plan.model,
+        plan=plan,
+        files=files,
+        failed=failed or {},
+        frame=frame,
+        resumed=resumed,
+    )
+
+
+def _recorded_task(task: str) -> str:
+    """The task name a tool records for a spec (Inspect's `file.py@name` records `name`)."""
+    return task.rpartition("@")[2]
+
+
+def _empty_frame() -> pl.DataFrame:
+    from predictor.results.frame import result_frame  # deferred: only for a run with no file
+
+    return result_frame([])
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:300]
+
+
+def _overall_bar(total: int, enabled: bool):
+    from tqdm import tqdm  # deferred: a progress bar only when running tasks
+
+    return tqdm(total=total, desc="probe tasks", unit="task", disable=not enabled or not total)
+
+
+def run_probe_benchmarks(
+    model: str,
+    probes: str | Sequence[str] = "default",
+    harness: str = "lm_eval",
+    out: str | Path | None = None,
+    limit: int | None = None,
+    *,
+    model_type: str | None = None,
+    model_args: str | Mapping[str, object] | None = None,
+    tasks: Mapping[str, str] | None = None,
+    include_path: str | Path | Sequence[str | Path] | None = None,
+    bp=None,
+    timeout: float | None = None,
+    progress: bool = True,
+    **harness_options: Any,
+) -> ProbeScores:
+    """Run `model`'s probes with lm-eval (`harness="lm_eval"`) or Inspect (`"inspect"`) and
+    return its probe scores, benchmark -> score, as `bp.predict` takes them.
+
+    `probes`: `"default"` (the snapshot's runnable set for the tool; generative tasks only
+    for a chat model type) or benchmark names. `model_type` / `model_args`: the tool's own
+    spelling (`local-completions`, `hf`, `vllm`, `dummy`; `base_url=...`), else the settings
+    `BENCHPRESS_MODEL_TYPE` / `BENCHPRESS_MODEL_BASE_URL`; the key only ever from
+    `BENCHPRESS_MODEL_API_KEY`. `tasks`: benchmark -> task of your own (with `include_path`,
+    lm-eval's option). `out`: where each task's native file is written (default
+    `BENCHPRESS_HOME/runs/<model>`); re-running resumes. `limit`: items per task, for a smoke
+    test (the scores are marked `limited`). `harness_options` go to `lm_eval.simple_evaluate`
+    or `inspect_ai.eval` (e.g. `batch_size=8`, `num_fewshot=0`)."""
+    plan, endpoint, tool = plan_probe_run(
+        model,
+        probes,
+        harness,
+        out,
+        limit,
+        model_type=model_type,
+        model_args=model_args,
+        tasks=tasks,
+        include_path=include_path,
+        bp=bp,
+        timeout=timeout,
+    )
+    return execute_plan(plan, endpoint, tool, harness_options, progress)

@@ -1,0 +1,225 @@
+"""Which model `benchpress run` evaluates, where, and with which key: arguments first, then
+the endpoint settings of the environment.
+
+- `BENCHPRESS_MODEL_BASE_URL`: the endpoint, for lm-eval's API model types the full URL of
+  the route it posts to (`http://HOST:PORT/v1/completions`, `.../v1/chat/completions`);
+- `BENCHPRESS_MODEL_TYPE`: the tool's model type (`local-completions`, `hf`, `vllm`, ...;
+  for Inspect a provider such as `openai-api`, `vllm`, `hf`);
+- `BENCHPRESS_MODEL_API_KEY`: the key. It reaches the tool only through the tool's own
+  environment variable (lm-eval writes `model_args` into its results file), and is never
+  printed or written by benchpress;
+- `BENCHPRESS_MODEL_TIMEOUT`: seconds one request may take (default 120);
+- `BENCHPRESS_PROBE_TASKS`: `benchmark=task,...`, tasks of the team's own that run those
+  probes instead of the mapped ones (as `--task`), found in `BENCHPRESS_TASK_INCLUDE_PATH`
+  (folders separated by the path separator, as lm-eval's `--include_path`).
+
+lm-eval's `model_args` are `key=value` pairs separated by commas, as on its command line."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+BASE_URL_ENV = "BENCHPRESS_MODEL_BASE_URL"
+TYPE_ENV = "BENCHPRESS_MODEL_TYPE"
+KEY_ENV = "BENCHPRESS_MODEL_API_KEY"
+TIMEOUT_ENV = "BENCHPRESS_MODEL_TIMEOUT"
+TASKS_ENV = "BENCHPRESS_PROBE_TASKS"
+INCLUDE_ENV = "BENCHPRESS_TASK_INCLUDE_PATH"
+DEFAULT_TIMEOUT = 120.0
+MAX_RETRIES = 3
+
+# lm-eval model types that talk to an HTTP endpoint (preflight-checked, timeout applied)
+LM_EVAL_API_TYPES = frozenset(
+    {
+        "local-completions",
+        "local-chat-completions",
+        "openai-completions",
+        "openai-chat-completions",
+    }
+)
+# model types that only accept chat messages: no prompt log-probs, so generative tasks only
+CHAT_TYPES = frozenset(
+    {
+        "local-chat-completions",
+        "openai-chat-completions",
+        "anthropic-chat",
+        "anthropic-chat-completions",
+        "litellm",
+    }
+)
+# lm-eval reads an API model's key from this variable (its OpenAI-compatible models)
+LM_EVAL_KEY_VARIABLE = "OPENAI_API_KEY"
+# Inspect's OpenAI-compatible provider `openai-api/<service>/<model>` reads
+# <SERVICE>_BASE_URL and <SERVICE>_API_KEY; benchpress names the service `endpoint`
+INSPECT_SERVICE = "endpoint"
+
+
+class SettingsError(ValueError):
+    """A run's settings are missing or malformed: the message names the argument or the
+    environment variable to fix."""
+
+
+def chat_only(model_type: str | None) -> bool:
+    """True for a model type that only takes chat messages (generative tasks only)."""
+    return model_type is not None and model_type.strip().lower() in CHAT_TYPES
+
+
+def parse_model_args(text: str | None) -> dict[str, str]:
+    """`"pretrained=x,dtype=float16"` -> {"pretrained": "x", "dtype": "float16"}."""
+    args: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise SettingsError(f"--model-args: expected key=value pairs, got {part.strip()!r}")
+        args[key.strip()] = value.strip()
+    return args
+
+
+def parse_task_overrides(items, origin: str = "--task") -> dict[str, str]:
+    """`["gpqa_diamond=my_gpqa"]` or `"a=x,b=y"` -> {benchmark: task}."""
+    if isinstance(items, str):
+        items = items.split(",")
+    out: dict[str, str] = {}
+    for item in items or ():
+        if not item.strip():
+            continue
+        benchmark, sep, task = item.partition("=")
+        if not sep or not benchmark.strip() or not task.strip():
+            raise SettingsError(f"{origin}: expected BENCHMARK=TASK, got {item.strip()!r}")
+        out[benchmark.strip()] = task.strip()
+    return out
+
+
+def env_task_overrides(env: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The team's own probe tasks and their folders from the environment."""
+    env = os.environ if env is None else env
+    tasks = parse_task_overrides(env.get(TASKS_ENV, ""), TASKS_ENV)
+    folders = [p for p in env.get(INCLUDE_ENV, "").split(os.pathsep) if p.strip()]
+    return tasks, folders
+
+
+def format_model_args(args: Mapping[str, object]) -> str:
+    return ",".join(f"{key}={value}" for key, value in args.items())
+
+
+def _timeout(env: Mapping[str, str], given: float | None) -> float:
+    if given is not None:
+        value, origin = given, "timeout"
+    else:
+        raw = env.get(TIMEOUT_ENV, "").strip()
+        if not raw:
+            return DEFAULT_TIMEOUT
+        origin = TIMEOUT_ENV
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SettingsError(f"{TIMEOUT_ENV}: expected seconds, got {raw!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise SettingsError(f"{origin}: expected seconds > 0, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One model to run: the tool's model type and arguments, the key kept out of them."""
+
+    model: str
+    model_type: str
+    model_args: dict[str, object]
+    base_url: str | None
+    base_url_origin: str  # what set the URL, for messages: an argument or the variable
+    timeout: float
+    api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def is_api(self) -> bool:
+        return self.model_type in LM_EVAL_API_TYPES or self.model_type.startswith("openai-api")
+
+    @property
+    def chat(self) -> bool:
+        return chat_only(self.model_type)
+
+    def key_environment(self, harness: str) -> dict[str, str]:
+        """The variables that hand the key to the tool (empty without a key)."""
+        if not self.api_key:
+            return {}
+        if harness == "inspect":
+            return {f"{INSPECT_SERVICE.upper()}_API_KEY": self.api_key}
+        return {LM_EVAL_KEY_VARIABLE: self.api_key}
+
+
+def resolve_endpoint(
+    model: str,
+    harness: str = "lm_eval",
+    model_type: str | None = None,
+    model_args: str | Mapping[str, object] | None = None,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Endpoint:
+    """The endpoint of one run: `model_type` and `model_args` as given, else the settings.
+
+    The model's name goes where the tool expects it (`model=` for API types, `pretrained=`
+    for local weights) unless `model_args` name it; an API type gets the request timeout and
+    a bounded retry count. An `api_key=` in `model_args` is refused: lm-eval would write it
+    into its results file."""
+    env = os.environ if env is None else env
+    if not model or not model.strip():
+        raise SettingsError("the model's name is empty")
+    kind = (model_type or env.get(TYPE_ENV, "").strip() or "").strip()
+    if not kind:
+        raise SettingsError(
+            f"no model type: pass --model-type (e.g. local-completions, hf, vllm, dummy) "
+            f"or set {TYPE_ENV}"
+        )
+    # lm-eval takes a string of key=value pairs; Inspect passes values (even a function,
+    # e.g. mockllm's custom_outputs) to its provider as they are
+    args: dict[str, object] = (
+        {str(k): v if harness == "inspect" else str(v) for k, v in model_args.items()}
+        if isinstance(model_args, Mapping)
+        else dict(parse_model_args(model_args))
+    )
+    for secret in ("api_key", "auth_token"):
+        if secret in args:
+            raise SettingsError(
+                f"--model-args: do not pass {secret}= (lm-eval writes model_args into its "
+                f"results file); set {KEY_ENV} instead"
+            )
+    seconds = _timeout(env, timeout)
+    given_url = args.get("base_url")
+    base_url = None if given_url is None else str(given_url)
+    origin = "--model-args base_url"
+    if base_url is None and env.get(BASE_URL_ENV, "").strip():
+        base_url, origin = env[BASE_URL_ENV].strip(), BASE_URL_ENV
+    key = env.get(KEY_ENV) or None
+    if harness == "lm_eval":
+        args = _lm_eval_args(model, kind, args, base_url, seconds)
+    return Endpoint(model, kind, args, base_url, origin, seconds, key)
+
+
+def _lm_eval_args(
+    model: str, kind: str, args: dict[str, object], base_url: str | None, timeout: float
+) -> dict[str, object]:
+    out = dict(args)
+    if kind in LM_EVAL_API_TYPES:
+        if kind.startswith("local-") and not base_url:
+            raise SettingsError(
+                f"model type {kind} needs the endpoint: --model-args "
+                f"base_url=http://HOST:PORT/v1/{'chat/' if kind in CHAT_TYPES else ''}"
+                f"completions or {BASE_URL_ENV}"
+            )
+        out.setdefault("model", model)
+        if base_url:
+            out["base_url"] = base_url
+        # vLLM's server (and the like) tokenizes for lm-eval: nothing to download
+        if kind == "local-completions":
+            out.setdefault("tokenizer_backend", "remote")
+        out.setdefault("timeout", f"{timeout:g}")
+        out.setdefault("max_retries", str(MAX_RETRIES))
+    elif "pretrained" not in out and "model" not in out:
+        out["pretrained"] = model
+    return out
