@@ -19,6 +19,18 @@ from typing import Any
 
 from predictor.paths import benchpress_home
 
+# where a stored score came from, as a provider hands it on with each score
+PROVENANCE_FIELDS = (
+    "format",
+    "tool",
+    "tool_version",
+    "task",
+    "metric",
+    "evaluated_at",
+    "file",
+    "file_sha256",
+)
+
 GROUP = "benchpress.private_models"
 
 

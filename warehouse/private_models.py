@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 
 from predictor.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
+from predictor.private import PROVENANCE_FIELDS
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
 from warehouse.db import open_waiting, transaction
 
@@ -77,17 +78,6 @@ MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1),)
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 CELL_COLUMNS = ["model", "source_model", *[c for c in RESULT_SCHEMA if c != "model"]]
-# where a score came from, as the provider hands it on with each score (`load_private_models`)
-PROVENANCE_COLUMNS = (
-    "format",
-    "tool",
-    "tool_version",
-    "task",
-    "metric",
-    "evaluated_at",
-    "file",
-    "file_sha256",
-)
 _CELL_SQL = ", ".join(f'"{c}"' for c in CELL_COLUMNS)  # fixed names, never data
 
 
@@ -377,9 +367,9 @@ def model_files(name: str, home: Path | None = None) -> pl.DataFrame:
 def load_private_models(home: Path) -> list[dict[str, object]]:
     """The `benchpress.private_models` provider: every private model with its scores
     ({benchmark_id: score} of its mapped cells) and where each score came from
-    (`provenance`: {benchmark_id: the cell's `PROVENANCE_COLUMNS`}). [] without a store;
+    (`provenance`: {benchmark_id: the cell's `PROVENANCE_FIELDS`}). [] without a store;
     never creates one."""
-    columns = ", ".join(f'"{c}"' for c in PROVENANCE_COLUMNS)  # fixed names, never data
+    columns = ", ".join(f'"{c}"' for c in PROVENANCE_FIELDS)  # fixed names, never data
     with _reader(Path(home)) as con:
         if con is None:
             return []
@@ -398,7 +388,7 @@ def load_private_models(home: Path) -> list[dict[str, object]]:
     for model, benchmark, score, *facts in cells:  # a score and its provenance: one cell
         scores.setdefault(model, {})[benchmark] = float(score)
         provenance.setdefault(model, {})[benchmark] = dict(
-            zip(PROVENANCE_COLUMNS, facts, strict=True)
+            zip(PROVENANCE_FIELDS, facts, strict=True)
         )
     return [
         {

@@ -7,6 +7,7 @@ returns (`predictor.cli.output.emit`).
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from predictor.api import BenchPress
 from predictor.cli.commands import TRUST
@@ -220,6 +221,13 @@ def cmd_probes(args: argparse.Namespace) -> int:
         columns = ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"]
         print_frame(frame, [*columns, "lm_eval_task", "inspect_task"])
         print_next_steps(steps)
+        if args.runnable:
+            harness = [] if args.runnable == "lm-eval" else ["--harness", args.runnable]
+            command = ["benchpress", "run", "MODEL", *harness]
+            command += ["--model-type", args.model_type or "TYPE"]
+            command += ["--probes", ",".join(sel.benchmarks), "--predict"]
+            print("or let benchpress run them and predict:")
+            print(f"  {shlex.join(command)}")
 
     payload = {"version": bp.version, **sel.as_dict(), "commands": steps.as_dict()}
     payload["tasks"] = frame_rows(frame.select("benchmark", "lm_eval_task", "inspect_task"))

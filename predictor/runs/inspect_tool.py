@@ -11,14 +11,12 @@ URL and key handed over as Inspect reads them (`ENDPOINT_BASE_URL`, `ENDPOINT_AP
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from predictor.runs.lm_eval_tool import STAGING, task_folder
 from predictor.runs.settings import INSPECT_SERVICE, Endpoint
+from predictor.runs.staging import publish, staging_folder, task_folder
 
 TOOL = "inspect"
 
@@ -40,6 +38,9 @@ class InspectTool:
 
     def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
         self.include_path = [Path(p) for p in include_path]
+
+    def check_model_type(self, model_type: str) -> None:
+        """Inspect resolves its providers when it runs (a wrong one fails the first task)."""
 
     def known(self, task: str) -> bool:
         return True  # Inspect resolves registry names and task files when it runs them
@@ -81,8 +82,7 @@ class InspectTool:
     ) -> Path:
         from inspect_ai import eval as inspect_eval  # deferred: the optional tool, to run
 
-        staging = out / STAGING / f"{task_folder(out, task).name}-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
+        staging = staging_folder(out, task)
         kwargs: dict[str, Any] = {
             "model": inspect_model(endpoint),
             "log_dir": str(staging),
@@ -106,15 +106,7 @@ class InspectTool:
             error = getattr(logs[0], "error", None) if logs else None
             message = getattr(error, "message", None) or "the task did not finish"
             raise RuntimeError(f"Inspect: {message}")
-        written = sorted(staging.glob("*.eval"))
-        if not written:
-            raise RuntimeError(f"Inspect wrote no log for {task}")
-        folder = task_folder(out, task)
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / written[-1].name
-        os.replace(written[-1], target)
-        shutil.rmtree(staging, ignore_errors=True)
-        return target
+        return publish(staging, "*.eval", out, task)
 
 
 def _in_include_path(task: str, include_path: Sequence[Path]) -> str:

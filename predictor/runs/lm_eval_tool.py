@@ -13,24 +13,18 @@ that folder alone."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
+import difflib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from predictor.results.paths import MAX_FILE_BYTES
-from predictor.runs.settings import Endpoint, format_model_args
+from predictor.results.errors import ResultsError
+from predictor.results.jsonio import load_json
+from predictor.results.paths import read_file
+from predictor.runs.settings import Endpoint, SettingsError, format_model_args
+from predictor.runs.staging import publish, staging_folder, task_folder
 
 TOOL = "lm_eval"
-STAGING = ".staging"  # where a task's files are written before they are complete
-
-
-def task_folder(out: Path, task: str) -> Path:
-    """`<out>/<task>`: one folder per task (a task name is a plain identifier in lm-eval)."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task).lstrip(".")
-    return out / (safe or "task")
 
 
 class LmEvalTool:
@@ -61,6 +55,19 @@ class LmEvalTool:
                 manager = TaskManager(include_path=paths or None)
             self._manager = manager
         return self._manager
+
+    def check_model_type(self, model_type: str) -> None:
+        """Refuse a model type lm-eval does not have before any task runs (a typo would
+        otherwise fail every task the same way)."""
+        from lm_eval.api import registry  # deferred: the run's optional tool
+
+        try:
+            registry.get_model(model_type)  # imports lm-eval's models, which register
+        except ValueError:
+            names = sorted(registry.MODEL_REGISTRY)
+            close = difflib.get_close_matches(model_type, names, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise SettingsError(f"lm-eval has no model type {model_type!r}{hint}") from None
 
     def known(self, task: str) -> bool:
         return task in self.manager.task_index
@@ -122,8 +129,7 @@ class LmEvalTool:
         from lm_eval import simple_evaluate  # deferred: the optional tool, loaded to run
         from lm_eval.loggers import EvaluationTracker  # deferred: as above
 
-        staging = out / STAGING / f"{task_folder(out, task).name}-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
+        staging = staging_folder(out, task)
         tracker = EvaluationTracker(output_path=str(staging))
         kwargs: dict[str, Any] = {
             "model": endpoint.model_type,
@@ -141,15 +147,7 @@ class LmEvalTool:
         if not results or task not in (results.get("results") or {}):
             raise RuntimeError(f"lm-eval returned no results for {task}")
         tracker.save_results_aggregated(results=results, samples=None)
-        written = sorted(staging.rglob("results_*.json"))
-        if not written:
-            raise RuntimeError(f"lm-eval wrote no results file for {task}")
-        folder = task_folder(out, task)
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / written[-1].name
-        os.replace(written[-1], target)
-        shutil.rmtree(staging, ignore_errors=True)
-        return target
+        return publish(staging, "results_*.json", out, task)
 
 
 def _doc_tokens(task, doc) -> int:
@@ -166,9 +164,7 @@ def _doc_tokens(task, doc) -> int:
 def _read_json(path: Path) -> dict:
     """A results file as a dict, {} when it is not one (too large, unreadable, not JSON)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return {}
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = load_json(read_file(path).data, str(path))
+    except (ResultsError, OSError):
         return {}
     return doc if isinstance(doc, dict) else {}

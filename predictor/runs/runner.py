@@ -32,7 +32,7 @@ from predictor.results.inputs import summarise
 from predictor.results.read import read_results
 from predictor.results.runnable import preferred_tasks
 from predictor.runs.inspect_tool import InspectTool
-from predictor.runs.lm_eval_tool import STAGING, LmEvalTool
+from predictor.runs.lm_eval_tool import LmEvalTool
 from predictor.runs.plan import TOKENS_PER_SECOND, RunPlan, plan_task
 from predictor.runs.preflight import check_endpoint
 from predictor.runs.settings import (
@@ -42,6 +42,7 @@ from predictor.runs.settings import (
     env_task_overrides,
     resolve_endpoint,
 )
+from predictor.runs.staging import STAGING
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.probes import runnable_tool
 
@@ -241,6 +242,7 @@ def execute_plan(
     failed: dict[str, str] = {}
     todo = plan.to_run
     if todo:
+        tool.check_model_type(endpoint.model_type)
         check_endpoint(endpoint)
     bar = _overall_bar(len(todo), progress)
     try:

@@ -21,6 +21,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 BASE_URL_ENV = "BENCHPRESS_MODEL_BASE_URL"
 TYPE_ENV = "BENCHPRESS_MODEL_TYPE"
@@ -201,6 +202,21 @@ def resolve_endpoint(
     return Endpoint(model, kind, args, base_url, origin, seconds, key)
 
 
+def _full_endpoint(kind: str, base_url: str) -> str:
+    """lm-eval posts to `base_url` as it is: a server's root or `/v1` would answer 404 to
+    every request, so a URL that does not name the route is refused with the one to use."""
+    route = "chat/completions" if kind in CHAT_TYPES else "completions"
+    path = urlsplit(base_url).path.rstrip("/")
+    if not path.endswith("completions"):
+        stem = base_url.rstrip("/")
+        suggestion = f"{stem}/{route}" if path.endswith("/v1") else f"{stem}/v1/{route}"
+        raise SettingsError(
+            f"base_url {base_url} names no route: lm-eval's {kind} posts to the full "
+            f"endpoint, e.g. base_url={suggestion}"
+        )
+    return base_url
+
+
 def _lm_eval_args(
     model: str, kind: str, args: dict[str, object], base_url: str | None, timeout: float
 ) -> dict[str, object]:
@@ -214,7 +230,7 @@ def _lm_eval_args(
             )
         out.setdefault("model", model)
         if base_url:
-            out["base_url"] = base_url
+            out["base_url"] = _full_endpoint(kind, base_url)
         # vLLM's server (and the like) tokenizes for lm-eval: nothing to download
         if kind == "local-completions":
             out.setdefault("tokenizer_backend", "remote")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from predictor.api import BenchPress
-from predictor.private import PrivateModel
+from predictor.private import PROVENANCE_FIELDS, PrivateModel
 from predictor.resolve import UnknownNameError
 from predictor.web import figures
 from predictor.web.errors import bad_request
@@ -85,16 +85,6 @@ def split_scores(
 
 
 # ------------------------------------------------------------------------------ provenance
-PROVENANCE_FIELDS = (
-    "format",
-    "tool",
-    "tool_version",
-    "task",
-    "metric",
-    "evaluated_at",
-    "file",
-    "file_sha256",
-)
 
 
 def file_name(path: object) -> str | None:

@@ -117,3 +117,16 @@ def test_chat_types_and_task_overrides() -> None:
 )
 def test_preflight_asks_the_model_list_of_the_server(base: str, models: str) -> None:
     assert models_url(base) == models
+
+
+@pytest.mark.parametrize(
+    ("kind", "url", "suggested"),
+    [
+        ("local-completions", "http://127.0.0.1:8000", "http://127.0.0.1:8000/v1/completions"),
+        ("local-completions", "http://h:8000/v1/", "http://h:8000/v1/completions"),
+        ("local-chat-completions", "http://h:8080/v1", "http://h:8080/v1/chat/completions"),
+    ],
+)
+def test_a_base_url_without_its_route_is_refused_with_the_one_to_use(kind, url, suggested):
+    with pytest.raises(SettingsError, match=f"e.g. base_url={suggested}$"):
+        resolve_endpoint("m", model_type=kind, model_args=f"base_url={url}", env={})

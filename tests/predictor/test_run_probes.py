@@ -154,6 +154,10 @@ def test_chat_endpoints_get_generative_probes_only(
             f"base_url={server.chat_url}",
             "--out",
             "runs/chatty",
+            "--compare",
+            "claude-fable-5,gpt-5-5",
+            "--targets",
+            "hle",
         ],
         env,
         tmp_path,
@@ -161,9 +165,11 @@ def test_chat_endpoints_get_generative_probes_only(
     assert done.returncode == 0, done.stderr[-3000:]
     plan = table_after(done.stdout, "benchmark task")
     assert [line.split()[0] for line in plan[1:]] == list(CHAT_PROBES)
-    assert f"probe scores: {', '.join(f'{b}={EXPECTED_SCORE:g}' for b in CHAT_PROBES)}" in (
-        done.stdout
-    )
+    used = ", ".join(f"{b}={EXPECTED_SCORE:g}" for b in CHAT_PROBES)
+    assert f"5 scores used: {used}" in done.stdout
+    assert "chatty among 2 reference models (90% intervals):" in done.stdout
+    assert "  reference gpt-5-5 = gpt-5.5" in done.stdout
+    assert "  hle: predicted " in done.stdout
 
 
 def test_the_key_is_never_printed_nor_written(
@@ -204,6 +210,18 @@ def test_a_down_endpoint_or_a_refused_key_fails_before_the_first_task(
     )
     assert completion_requests(keyed) == 0
     assert not list((tmp_path / "runs").rglob("results_*.json"))
+
+    typo = run_cli(
+        ["run", "keyed", "--model-type", "local-completion", "--out", "runs/c"],
+        {**env, "BENCHPRESS_MODEL_BASE_URL": keyed.completions_url},
+        tmp_path,
+    )
+    assert typo.returncode == 2
+    assert typo.stderr.strip().splitlines()[-1] == (
+        "benchpress: error: lm-eval has no model type 'local-completion'; did you mean "
+        "local-completions, local-chat-completions, openai-completions?"
+    )
+    assert len(keyed.requests) == 1  # the refused key's preflight only
 
     down = "http://127.0.0.1:9/v1/completions"
     refused = run_cli(
