@@ -89,6 +89,56 @@ class RefreshOutcome:
     failed_steps: list[str] = field(default_factory=list)
     source_outcomes: dict[str, str] = field(default_factory=dict)
     recovered_runs: list[str] = field(default_factory=list)  # runs of a killed refresh, closed
+    # why the run fails although its steps succeeded: no source could be fetched, or (with
+    # fail_on_stale) a source is stale; one line (`judge_sources`)
+    failure: str | None = None
+    # the published version is a bundled one whose inputs this run reproduced, published as
+    # shipped (`warehouse.snapshots.publish`): the same content as the package's snapshot
+    reproduced: bool = False
+
+    @property
+    def stale_sources(self) -> list[str]:
+        """Sources whose fetch or parse failed this run: their last good data is used."""
+        return sorted(s for s, state in self.source_outcomes.items() if "FAILED" in state)
+
+    @property
+    def unfetched_sources(self) -> list[str]:
+        return sorted(
+            s for s, state in self.source_outcomes.items() if state.startswith(FETCH_FAILED)
+        )
+
+
+FETCH_FAILED = "FETCH FAILED"
+
+
+def judge_sources(outcome: RefreshOutcome, fail_on_stale: bool = False) -> RefreshOutcome:
+    """Fail `outcome` (success False, `failure` saying why in one line) when no source could
+    be fetched at all (a refresh of nothing but old data: the network or the mirror is down),
+    or, with `fail_on_stale`, when any source is stale. Returns `outcome`."""
+    sources, unfetched = outcome.source_outcomes, outcome.unfetched_sources
+    if sources and len(unfetched) == len(sources):
+        first = sources[unfetched[0]].partition(": ")[2]
+        outcome.failure = (
+            f"no source could be fetched ({len(unfetched)} of {len(sources)} failed; "
+            f"first: {first}); {_latest_text(outcome)}"
+        )
+    elif fail_on_stale and outcome.stale_sources:
+        stale = outcome.stale_sources
+        outcome.failure = (
+            f"{len(stale)} of {len(sources)} sources stale (--fail-on-stale): "
+            f"{', '.join(stale)}; {_latest_text(outcome)}"
+        )
+    if outcome.failure is not None:
+        outcome.success = False
+    return outcome
+
+
+def _latest_text(outcome: RefreshOutcome) -> str:
+    if outcome.version is None:
+        return "nothing was published"
+    if outcome.published:
+        return f"snapshot {outcome.version} was published from their last good data"
+    return f"latest stays {outcome.version}"
 
 
 class _CurrentStderr(logging.StreamHandler):
@@ -275,6 +325,7 @@ def run_refresh(
     wait: float = 0.0,
     progress: StepCallback | None = None,
     workers: int | None = None,
+    fail_on_stale: bool = False,
 ) -> RefreshOutcome:
     """Materialize the whole graph once; report what was published and what stopped it.
 
@@ -285,7 +336,9 @@ def run_refresh(
     (optional) is called as each step starts and finishes (`StepProgress`). `workers`
     (default BENCHPRESS_REFRESH_WORKERS, else 1): with N > 1 the steps run in up to N
     processes (`pipelines.parallel`), the sources side by side. A setting that cannot work
-    (see `resources.check_settings`) raises ValueError before the run."""
+    (see `resources.check_settings`) raises ValueError before the run. A run in which no
+    source could be fetched fails (`judge_sources`), and so, with `fail_on_stale`, does one
+    that left any source stale."""
     check_settings(mode, accept_drift)  # ValueError naming the setting, before any run starts
     workers = refresh_workers(workers)
     home = (home or benchpress_home()).resolve()
@@ -338,7 +391,7 @@ def run_refresh(
                 source = key.removesuffix("_payloads")
                 state = str(meta.get("outcome"))
                 if state == "failed":
-                    state = f"FETCH FAILED, keeping last good data: {meta.get('error')}"
+                    state = f"{FETCH_FAILED}, keeping last good data: {meta.get('error')}"
                 outcome.source_outcomes[source] = state
             elif key.endswith("_source_scores") and meta.get("outcome") == "failed":
                 source = key.removesuffix("_source_scores")
@@ -348,9 +401,10 @@ def run_refresh(
             if key == "published_snapshot":
                 outcome.version = str(meta["version"])
                 outcome.published = bool(meta["published"])
+                outcome.reproduced = bool(meta.get("reproduced", False))
     outcome.failed_steps = [f"{', '.join(steps)}: {cause}" for cause, steps in failures.items()]
     outcome.success = success and outcome.version is not None and not outcome.failed_checks
-    return outcome
+    return judge_sources(outcome, fail_on_stale)
 
 
 _ERROR_CLASS = re.compile(r"^[\w.]*(?:Error|Exception|Failure): ")

@@ -102,6 +102,13 @@ def check_version(version: object) -> str:
     raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
 
 
+def check_misspelled_version(text: object) -> None:
+    """Raise `check_version`'s SnapshotError (naming the canonical spelling) when `text` is a
+    version written another way; anything else passes (it is checked where it is used)."""
+    if isinstance(text, str) and not is_version(text) and canonical_spelling(text) is not None:
+        check_version(text)
+
+
 def version_key(version: str) -> tuple[int, ...]:
     check_version(version)
     match = VERSION_PATTERN.fullmatch(version)
@@ -122,6 +129,38 @@ def content_hash(file_hashes: Mapping[str, str]) -> str:
     """One hash for the snapshot's content: independent of version, time and file order."""
     lines = "".join(f"{name}:{file_hashes[name]}\n" for name in sorted(file_hashes))
     return hashlib.sha256(lines.encode()).hexdigest()
+
+
+# what a fit computes from the data: their last bits follow the CPU's BLAS kernels and thread
+# count, so they do not name the content (`input_identity`)
+FIT_PRODUCTS = frozenset({"fit.json", "residuals.parquet"})
+
+
+def input_identity(manifest: Mapping[str, Any], method: str) -> str:
+    """What a snapshot was computed from: its data files (cells, side information, names),
+    the fit's parameters, the format and the method with its state version. Two machines
+    fitting the same data agree on it, whatever their BLAS does to the fit's last bits, so a
+    refresh that reproduces a published snapshot's inputs publishes nothing new."""
+    files = manifest.get("files") or {}
+    lines = [f"{name}:{files[name]}" for name in sorted(files) if name not in FIT_PRODUCTS]
+    params = json.dumps(manifest.get("fit_params") or {}, sort_keys=True, separators=(",", ":"))
+    lines += [f"fit_params:{params}", f"format:{manifest.get('format_version')}"]
+    lines.append(f"method:{method}")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def fitted_method(directory: Path) -> str:
+    """`method@state_version` of a snapshot's fit ('' when it has no readable fit.json)."""
+    try:
+        state = json.loads((directory / "fit.json").read_text(encoding="utf-8"))["state"]
+        return f"{state['method']}@{state['state_version']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def snapshot_identity(directory: Path) -> str:
+    """`input_identity` of a snapshot folder (staged or published)."""
+    return input_identity(read_manifest(directory), fitted_method(directory))
 
 
 def canonical_manifest(manifest: Mapping[str, Any]) -> bytes:

@@ -6,7 +6,10 @@ A fine-tuning run is evaluated every N steps; each evaluation writes results fil
 folder naming the step (`ckpts/step-500/results_*.json`, `checkpoint-1000/`,
 `global_step1500/`). The step is read from the path: by default the integer right after
 `step`, `steps`, `ckpt`, `checkpoint`, `global_step` or `iter` (a separator `-`, `_` or `=`
-may come between), else from a user regex with one capturing group (`--step-from`).
+may come between), else from a user regex with one capturing group (`--step-from`). A user's
+regex runs on RE2 (`google-re2`), in time linear in the path: a pattern such as `(?:a+)+x`
+cannot backtrack for hours; RE2 has no lookaround or backreferences, so those are refused.
+Only the built-in default pattern (ours, with lookbehind) runs on Python's `re`.
 
 Criteria (`mmlu_pro>=70,gpqa_diamond>=45`) are judged on joint predictive draws of a
 checkpoint's scores: P(all hold) is the fraction of draws in which every criterion holds, so
@@ -20,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -40,14 +44,44 @@ class TrackInputError(ValueError):
 
 
 # ------------------------------------------------------------------------------ steps
-def compile_step_pattern(text: str | None) -> re.Pattern[str]:
-    """`--step-from`: a regex with exactly one capturing group (the step), or the default."""
+class StepPattern(Protocol):
+    """A compiled `--step-from`: an RE2 regexp (or the default `re.Pattern`)."""
+
+    pattern: str
+    groups: int
+
+    def search(self, text: str) -> Any: ...
+
+
+# what Python's `re` has and RE2 has not: lookaround, backreferences (numbered or named)
+_NOT_IN_RE2 = "lookaround and backreferences are not supported"
+
+
+def compile_step_pattern(text: str | None) -> StepPattern:
+    """`--step-from`: a regex (RE2 syntax) with exactly one capturing group (the step), or the
+    default. RE2 matches in linear time, so no pattern can hang the command."""
     if text is None:
         return DEFAULT_STEP_PATTERN
+    import re2  # deferred: only a user's --step-from needs it
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would log the parse error on stderr itself
     try:
-        pattern = re.compile(text)
-    except re.error as exc:
-        raise TrackInputError(f"--step-from: not a regular expression ({exc})") from None
+        pattern = re2.compile(text, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else exc
+        reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        if _lookaround_or_backreference(text):
+            raise TrackInputError(
+                f"--step-from: {_NOT_IN_RE2} (RE2 syntax, which runs in linear time: "
+                f"{reason}); e.g. 'step-(\\d+)' instead of '(?<=step-)(\\d+)'"
+            ) from None
+        if _python_regex(text):  # atomic groups, possessive quantifiers, conditionals, ...
+            raise TrackInputError(
+                f"--step-from: not RE2 syntax ({reason}); RE2 runs in linear time and has no "
+                f"lookaround, backreferences, atomic groups or possessive quantifiers"
+            ) from None
+        raise TrackInputError(f"--step-from: not a regular expression ({reason})") from None
     if pattern.groups != 1:
         raise TrackInputError(
             f"--step-from needs exactly one capturing group (the step), {text!r} has "
@@ -56,7 +90,20 @@ def compile_step_pattern(text: str | None) -> re.Pattern[str]:
     return pattern
 
 
-def step_of(path: str | Path, pattern: re.Pattern[str] = DEFAULT_STEP_PATTERN) -> int:
+def _python_regex(text: str) -> bool:
+    try:
+        re.compile(text)
+    except re.error:
+        return False
+    return True
+
+
+def _lookaround_or_backreference(text: str) -> bool:
+    """Is `text` a Python regex using lookaround or backreferences (which RE2 has not)?"""
+    return _python_regex(text) and re.search(r"\(\?<?[=!]|\(\?P=|\\[1-9]|\\g<", text) is not None
+
+
+def step_of(path: str | Path, pattern: StepPattern = DEFAULT_STEP_PATTERN) -> int:
     """The training step a results file belongs to, read from its path (`/` separators).
 
     With the default pattern every match in the path must agree (`checkpoint-1000/
@@ -88,7 +135,7 @@ def step_of(path: str | Path, pattern: re.Pattern[str] = DEFAULT_STEP_PATTERN) -
 
 
 def group_by_step(
-    paths: Iterable[str | Path], pattern: re.Pattern[str] = DEFAULT_STEP_PATTERN
+    paths: Iterable[str | Path], pattern: StepPattern = DEFAULT_STEP_PATTERN
 ) -> list[tuple[int, list[Path]]]:
     """(step, its files) in step order; the files of one step are one checkpoint."""
     steps: dict[int, list[Path]] = {}

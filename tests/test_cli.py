@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.sources import SOURCES
+from predictor.paths import bundled_snapshot_dir
+from predictor.snapshots import list_versions
 from tests.support.shared_home import CliRefreshed
 
 BIN = Path(sys.executable).parent / "benchpress"
@@ -62,6 +64,12 @@ def test_refresh_then_list_stats_and_show(cli_refreshed_home: CliRefreshed) -> N
     home, done = cli_refreshed_home.home, cli_refreshed_home.done
     assert done.returncode == 0, done.stderr
     assert "snapshot published" in done.stdout
+    # the recorded payloads are the bundled snapshot's inputs: its content, on any CPU
+    (bundled,) = list_versions(bundled_snapshot_dir())
+    assert (
+        f"snapshot published {bundled} (the bundled snapshot's content, unchanged: this run "
+        "had its inputs)"
+    ) in done.stdout
     listing = json.loads(run("snapshots", "list", "--json", home=home).stdout)
     local = [row for row in listing if row["store"] == str(home / "snapshots")]
     assert len(local) == 1 and local[0]["models"] >= 80

@@ -147,7 +147,19 @@ def _catalog(raw: str) -> tuple[str, int, str, str]:
     return parts.hostname, port, unquote(parts.username), database
 
 
+S3_CREDENTIALS = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+
+
+def _refuse_credentials(name: str, raw: str, instead: str) -> None:
+    """A URL setting with user-info (`s3://KEY:SECRET@bucket`, `https://u:PW@host`) is refused
+    before anything echoes it: the message names the setting, never the value. (Without
+    `://`, as in `KEY:SECRET@bucket/x`, any `@` counts: the value is no URL to show either.)"""
+    if "@" in urlsplit(raw).netloc or ("@" in raw and "://" not in raw):
+        raise ValueError(f"{name}: credentials in the URL are refused; use {instead}")
+
+
 def _data_path(raw: str) -> str:
+    _refuse_credentials(DATA_ENV, raw, f"the {S3_CREDENTIALS} variables")
     parts = urlsplit(raw)
     prefix = parts.path.strip("/")
     if parts.scheme != "s3" or not parts.netloc or parts.query or parts.fragment:
@@ -169,8 +181,10 @@ def s3_settings(env: Mapping[str, str] | None = None) -> S3Settings:
             f"{WAREHOUSE_ENV}=ducklake writes its data files to S3 with the credentials of the "
             f"standard AWS variables; not set: {', '.join(missing)}"
         )
-    endpoint = (env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or "").strip()
+    name = "AWS_ENDPOINT_URL_S3" if env.get("AWS_ENDPOINT_URL_S3") else "AWS_ENDPOINT_URL"
+    endpoint = env.get(name, "").strip()
     if endpoint:
+        _refuse_credentials(name, endpoint, f"the {S3_CREDENTIALS} variables")
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
             raise ValueError(

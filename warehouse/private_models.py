@@ -11,12 +11,18 @@ never reaches a snapshot. Its schema is versioned on its own (`store_schema`).
   provenance (`predictor.results.frame.RESULT_SCHEMA`; `model` there is `source_model` here).
 
 Every import is one transaction (all models of a `track` run or none). Names are data: only
-parameterised SQL touches them. Readers open the file read-only and never create it.
+parameterised SQL touches them. Readers open the file read-only and never create it. A name
+that reads as a public model's of the snapshot (the same NFKC form, or the same Unicode TR39
+confusable skeleton: `gрt-4o` with a Cyrillic `р`, full-width `ｇｐｔ-４ｏ`) is refused
+(`LookalikeNameError`), so a private model can never pass for a public one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,9 +31,12 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from predictor.confusables import skeleton
 from predictor.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
 from predictor.private import PROVENANCE_FIELDS
+from predictor.resolve import display_names
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
+from predictor.snapshots import SnapshotError, default_stores, load_snapshot, resolve_version
 from warehouse.db import open_waiting, transaction
 
 STORE_DIR, STORE_FILE = PRIVATE_STORE_DIR, PRIVATE_STORE_FILE  # under BENCHPRESS_HOME
@@ -89,6 +98,10 @@ class NameTakenError(ValueError):
     """A private model of that name exists already (the caller's input: exit 2)."""
 
 
+class LookalikeNameError(NameTakenError):
+    """The name reads as a public model's of the snapshot (the caller's input: exit 2)."""
+
+
 @dataclass(frozen=True)
 class ModelImport:
     """One private model to store: its name and the results-frame rows read for it (with
@@ -121,6 +134,93 @@ def check_name(name: str, what: str = "model name") -> str:
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(f"the {what} is longer than {MAX_NAME_LENGTH} characters")
     return name
+
+
+# ---------------------------------------------------------------------------- lookalikes
+PublicNames = Mapping[str, frozenset[str]]  # lookalike key -> the public model ids spelt so
+_NOT_KEPT = re.compile(r"[^\w.+]|_")  # separators, as `predictor.resolve.fold` drops them
+_ASCII_NOT_KEPT = {c: None for c in range(128) if _NOT_KEPT.fullmatch(chr(c))}
+
+
+def lookalike_keys(name: str) -> set[str]:
+    """Keys under which two names read alike: the NFKC form, and the Unicode TR39 confusable
+    skeleton (`predictor.confusables.skeleton`) taken before and after case folding (names
+    are told apart regardless of case), each case-folded without separators (spaces, `-`,
+    `_`, `/`, `@`; `.` and `+` kept, as `fold` keeps them). Letters of any script are kept:
+    `日本語モデル` has keys of its own, it does not fold away."""
+    if name.isascii():  # most names: the same keys, without normalising (a fast path)
+        forms = {name.lower(), skeleton(name.lower()).lower(), skeleton(name).lower()}
+        if all(f.isascii() for f in forms):
+            return {k for f in forms if (k := f.translate(_ASCII_NOT_KEPT))}
+    nfkc = unicodedata.normalize("NFKC", name)
+    folded = nfkc.casefold()
+    forms = {folded, skeleton(folded).casefold(), skeleton(nfkc).casefold()}
+    return {k for f in forms if (k := _NOT_KEPT.sub("", f))}
+
+
+def public_names(snapshot) -> dict[str, frozenset[str]]:
+    """Lookalike key -> public model ids, over a snapshot's model ids, display names and
+    model aliases (every spelling `BenchPress.resolve_model` knows)."""
+    ids = snapshot.models["model_id"].to_list()
+    spellings = [(i, i) for i in ids]
+    spellings += [(n, i) for i, n in display_names(snapshot.models, "model_id").items()]
+    aliases = snapshot.aliases.filter(pl.col("kind") == "model").select("name", "id").unique()
+    spellings += [(n, i) for n, i in aliases.iter_rows() if isinstance(n, str)]
+    index: dict[str, set[str]] = {}
+    for spelt, model_id in set(spellings):
+        for key in lookalike_keys(spelt):
+            index.setdefault(key, set()).add(model_id)
+    return {k: frozenset(v) for k, v in index.items()}
+
+
+def public_lookalike(name: str, public: PublicNames) -> str | None:
+    """The public model(s) `name` reads as (ids, comma-separated), or None."""
+    found = sorted({m for key in lookalike_keys(name) for m in public.get(key, ())})
+    return ", ".join(found) if found else None
+
+
+@functools.cache
+def _snapshot_names(directory: str) -> tuple[str, dict[str, frozenset[str]]]:
+    snapshot = load_snapshot(Path(directory))
+    return snapshot.version, public_names(snapshot)
+
+
+def _public_of(version: str | None) -> tuple[str, PublicNames] | None:
+    """(version, public names) of snapshot `version` in the default stores, else of the
+    newest one there (a version only a remote store holds); None when there is none."""
+    for wanted in dict.fromkeys([version or "latest", "latest"]):
+        try:
+            return _snapshot_names(str(resolve_version(wanted, default_stores())))
+        except SnapshotError:
+            continue
+    return None
+
+
+def check_public_lookalikes(
+    imports: Sequence[ModelImport], public: PublicNames | None = None
+) -> None:
+    """Refuse (`LookalikeNameError`, naming the public model) any import whose name reads
+    as a public model's: of `public` (`public_names(bp.snapshot)`) when given, else of each
+    import's snapshot (`snapshot_version`, else the newest in the default stores)."""
+    for item in imports:
+        if public is not None:
+            where: tuple[str | None, PublicNames] | None = (item.snapshot_version, public)
+        else:
+            where = _public_of(item.snapshot_version)
+        if where is None:
+            continue
+        version, names = where
+        found = public_lookalike(item.name, names)
+        if found is None:
+            continue
+        spelt = item.name.encode("ascii", "backslashreplace").decode("ascii")
+        shown = item.name if spelt == item.name else f"{item.name} ({spelt})"
+        snapshot = f" (snapshot {version})" if version else ""
+        raise LookalikeNameError(
+            f"{shown} reads as the snapshot model {found}{snapshot}: the same letters once "
+            "normalised (Unicode NFKC, confusable characters); a private model needs a "
+            "name of its own"
+        )
 
 
 # ---------------------------------------------------------------------------- connections
@@ -241,15 +341,19 @@ def save_models(
     replace: bool = False,
     replace_run: str | None = None,
     home: Path | None = None,
+    public: PublicNames | None = None,
 ) -> SaveReport:
     """Store `imports` in ONE transaction: all of them or, on any error, none.
 
     A name that exists already is refused (`NameTakenError`) unless `replace`; with
     `replace_run`, every model of that run is dropped first (re-tracking a run replaces its
-    checkpoints)."""
+    checkpoints). A name that reads as a public model's is refused before anything is
+    written (`LookalikeNameError`, see `check_public_lookalikes`; `public`: the snapshot's
+    `public_names`, read from the imports' snapshot when not given)."""
     names = [check_name(item.name) for item in imports]
     if len(set(names)) != len(names):
         raise ValueError("the models to store must have distinct names")
+    check_public_lookalikes(imports, public)
     added_at = datetime.now(UTC)
     with _writer(home) as con, transaction(con):
         dropped: list[str] = []

@@ -37,6 +37,7 @@ from predictor.snapshots import (
     listed_files,
     manifest_digest,
     read_manifest,
+    snapshot_identity,
     verify,
     version_key,
 )
@@ -64,16 +65,16 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
     return digest, target
 
 
-def _hashes_elsewhere(stores: Sequence[Path]) -> dict[str, str]:
-    """version -> content hash in the other stores a consumer loads from (unreadable: skipped;
-    such a name still counts as taken, with an empty hash)."""
-    found: dict[str, str] = {}
+def _identities_elsewhere(stores: Sequence[Path]) -> dict[str, tuple[str, Path]]:
+    """version -> (input identity, folder) in the other stores a consumer loads from
+    (unreadable: such a name still counts as taken, with an empty identity)."""
+    found: dict[str, tuple[str, Path]] = {}
     for other in stores:
         for v in list_versions(other):
             try:
-                found.setdefault(v, str(read_manifest(other / v).get("content_hash", "")))
+                found.setdefault(v, (snapshot_identity(other / v), other / v))
             except SnapshotError:
-                found.setdefault(v, "")
+                found.setdefault(v, ("", other / v))
     return found
 
 
@@ -86,6 +87,29 @@ def _seal(version_dir: Path) -> None:
                 path.chmod(0o444)
 
 
+def _publish_copy(source: Path, store: Path, version: str, parent: str | None) -> PublishResult:
+    """Publish a verified copy of another store's `version`, byte for byte (manifest and
+    digest included), atomically as `publish` does."""
+    manifest = verify(source)
+    target = store / version
+    if target.exists():
+        raise SnapshotError(f"refusing to overwrite published snapshot {version}")
+    scratch = store / f".publishing-{version}-{os.getpid()}"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir()
+    for name in listed_files(manifest, source):
+        shutil.copyfile(source / name, scratch / name)
+    digest = write_manifest(scratch, manifest)  # the same text: `write_manifest` wrote it
+    verify(scratch, digest=digest)
+    os.rename(scratch, target)
+    _seal(target)
+    write_index(store, {version: digest})
+    return PublishResult(
+        version, True, target, str(manifest["content_hash"]), parent, digest, reproduced=True
+    )
+
+
 @dataclass(frozen=True)
 class PublishResult:
     version: str
@@ -94,6 +118,8 @@ class PublishResult:
     content_hash: str
     parent: str | None
     digest: str = ""  # the manifest's digest: pin with f"{version}@{digest}"
+    # a version of another store (the bundled one) with this run's inputs, copied as shipped
+    reproduced: bool = False
 
 
 def publish(
@@ -111,34 +137,37 @@ def publish(
     that is newer than everything in `store` is published under that same name (the demo's
     replay refresh reproduces the bundled snapshot, version and bytes)."""
     draft = verify(staged)
+    identity = snapshot_identity(staged)
     store.mkdir(parents=True, exist_ok=True)
     versions = list_versions(store)
     parent = versions[-1] if versions else None
-    if parent is not None:
+    if parent is not None and snapshot_identity(store / parent) == identity:
         latest = read_manifest(store / parent)
-        if latest.get("content_hash") == draft["content_hash"]:
-            _seal(store / parent)  # a publish killed after its rename left them writable
-            write_index(store)  # stores published before index.json existed get one
-            return PublishResult(
-                parent,
-                False,
-                store / parent,
-                draft["content_hash"],
-                None,
-                manifest_digest(latest),
-            )
+        _seal(store / parent)  # a publish killed after its rename left them writable
+        write_index(store)  # stores published before index.json existed get one
+        return PublishResult(
+            parent,
+            False,
+            store / parent,
+            str(latest["content_hash"]),
+            None,
+            manifest_digest(latest),
+        )
     if elsewhere is None:
         elsewhere = [d for d in (bundled_snapshot_dir(),) if d.resolve() != store.resolve()]
-    others = _hashes_elsewhere(elsewhere)
+    others = _identities_elsewhere(elsewhere)
     same = [
         v
-        for v, digest in others.items()
-        if digest == draft["content_hash"]
+        for v, (other, _) in others.items()
+        if other == identity
         and v not in versions
         and (parent is None or version_key(v) > version_key(parent))
     ]
     if same:
+        # the same inputs as a version consumers already load (the bundled one, reproduced by
+        # the demo's replay refresh): that version, its bytes, whatever this CPU's fit gave
         version = max(same, key=version_key)
+        return _publish_copy(others[version][1], store, version, parent)
     else:
         taken = {*versions, *others}
         version = next_version(taken, today or datetime.now(UTC).date())

@@ -219,6 +219,7 @@ def published_snapshot(
         metadata={
             "version": result.version,
             "published": result.published,
+            "reproduced": result.reproduced,
             "content_hash": result.content_hash,
             "parent": result.parent or "",
             "path": str(result.path),

@@ -42,6 +42,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
                 wait=args.wait,
                 progress=on_step if bar.enabled else None,
                 workers=workers,
+                fail_on_stale=args.fail_on_stale,
             )
         except RefreshLocked as exc:
             bar.close()
@@ -57,8 +58,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         print(f"  closed run {run_id} of a refresh that was killed (its pool slot is free)")
     for source, result in sorted(outcome.source_outcomes.items()):
         print(f"  {source}: {result}")
-    stale = sum(1 for state in outcome.source_outcomes.values() if "FAILED" in state)
-    if stale:
+    stale = len(outcome.stale_sources)
+    if stale and outcome.failure is None:  # else the failure's one line says it
         print(
             f"warning: {stale} source(s) stale: their last good data stays in the matrix",
             file=sys.stderr,
@@ -67,6 +68,9 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         print(f"check failed: {check}", file=sys.stderr)
     for step in outcome.failed_steps:
         print(f"step failed: {step}", file=sys.stderr)
+    if outcome.failure is not None:  # nothing fetched, or stale with --fail-on-stale
+        print(f"benchpress: error: {outcome.failure}", file=sys.stderr)
+        return EXIT_FAILED
     if not outcome.success and outcome.version is not None:  # published, then a step failed
         state = "published" if outcome.published else "unchanged, latest is"
         print(
@@ -82,7 +86,8 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         )
         return 1
     state = "published" if outcome.published else "unchanged (identical content), latest is"
-    print(f"snapshot {state} {outcome.version}")
+    same = " (the bundled snapshot's content, unchanged: this run had its inputs)"
+    print(f"snapshot {state} {outcome.version}{same if outcome.reproduced else ''}")
     print(f"state: {state_line()}")
     return 0
 
@@ -120,6 +125,12 @@ def refresh_arguments(refresh: argparse.ArgumentParser) -> None:
         metavar="CHECKS",
         help="accept failures of these drift checks for an intended change (comma-separated, "
         f"or 'all'): {', '.join(DRIFT_CHECKS)}; recorded in the manifest",
+    )
+    refresh.add_argument(
+        "--fail-on-stale",
+        action="store_true",
+        help="exit 1 when any source is stale (its fetch or parse failed, its last good data "
+        "used); without it only a refresh that could fetch no source at all fails",
     )
     add_progress_option(
         refresh,

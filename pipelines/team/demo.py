@@ -6,19 +6,23 @@ store) on 127.0.0.1, then runs `benchpress refresh --mode replay` on the team pr
 homes at the same time, as two machines would: one Dagster instance on PostgreSQL, one shared
 DuckLake warehouse, one s3:// snapshot store. Then it reads the shared warehouse from a third
 home, lists the shared store and predicts from it, and stops the servers (also when a step
-fails or on Ctrl-C). Everything lives in one temporary folder, removed at the end (--keep keeps
-it). Nothing is downloaded: the recorded payloads ship with the repo.
+fails, on Ctrl-C and on SIGTERM or SIGHUP: a `kill` or a closed terminal). Everything lives in
+one temporary folder, removed at the end (--keep keeps it). Nothing is downloaded: the
+recorded payloads ship with the repo.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from pipelines.team.postgres_local import LocalPostgres, PostgresUnavailable
@@ -90,6 +94,36 @@ class DemoFailed(RuntimeError):
     pass
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the demo is, like Ctrl-C's KeyboardInterrupt: every
+    `finally` on the way out runs (the servers stop, the folder is removed)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise `Stopped` while the demo runs (by default they end the process
+    at once: PostgreSQL, in a session of its own, would be left running on its port)."""
+
+    def stop(signum: int, _frame: object) -> None:
+        for each in STOP_SIGNALS:  # one is enough: the clean-up is not interrupted again
+            signal.signal(each, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {each: signal.signal(each, stop) for each in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
 # machine-a fetches and parses its sources in two processes, machine-b serially
 WORKERS = {"machine-a": 2, "machine-b": 1}
 
@@ -108,9 +142,20 @@ def refresh_two_machines(env: dict[str, str], root: Path) -> None:
         )
         for name in MACHINES
     }
+    try:
+        outcomes = {name: process.communicate() for name, process in running.items()}
+    finally:  # interrupted: no refresh outlives the demo (nor its servers, stopped next)
+        for process in running.values():
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
     failed = []
     for name, process in running.items():
-        out, err = process.communicate()
+        out, err = outcomes[name]
         seconds = time.monotonic() - started
         last = [line for line in out.splitlines() if line.startswith("snapshot ")]
         if process.returncode == 0:
@@ -123,7 +168,10 @@ def refresh_two_machines(env: dict[str, str], root: Path) -> None:
         raise DemoFailed(f"the refresh failed on {', '.join(failed)}")
 
 
-def demo(root: Path) -> None:
+@contextlib.contextmanager
+def team_servers(root: Path) -> Iterator[tuple[LocalPostgres, LocalS3]]:
+    """PostgreSQL (in `root/postgres`, with the lake's database) and the S3 server (with the
+    bucket) on 127.0.0.1 for the block; both stopped when it ends, however it ends."""
     step("starting PostgreSQL and an S3-compatible server on 127.0.0.1")
     postgres = LocalPostgres(root / "postgres")
     s3 = LocalS3()
@@ -132,12 +180,22 @@ def demo(root: Path) -> None:
         s3.start()
         create_database(postgres, LAKE_DATABASE)
         s3.create_bucket(BUCKET)
-        env = team_env(postgres, s3)
         print(
             f"PostgreSQL {postgres.host}:{postgres.port}: Dagster's runs (database "
             f"{postgres.database}) and the warehouse catalog (database {LAKE_DATABASE})"
         )
         print(f"S3 {s3.endpoint}: s3://{BUCKET}/warehouse (data) and s3://{BUCKET}/snapshots")
+        yield postgres, s3
+    finally:
+        step("stopping the servers")
+        s3.stop()
+        postgres.stop()
+        print("PostgreSQL and the S3 server stopped")
+
+
+def demo(root: Path) -> None:
+    with team_servers(root) as (postgres, s3):
+        env = team_env(postgres, s3)
 
         step(f"refresh on the team profile from two homes at once: {', '.join(MACHINES)}")
         refresh_two_machines(env, root)
@@ -152,11 +210,6 @@ def demo(root: Path) -> None:
 
         step("predict from the shared store")
         run(env, root / "reader", "predict", "--store", store, "--scores", DEMO_SCORES)
-    finally:
-        step("stopping the servers")
-        s3.stop()
-        postgres.stop()
-        print("PostgreSQL and the S3 server stopped")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,10 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     root.chmod(0o711)  # the server runs as `nobody` under root: it must pass through
     started = time.monotonic()
     try:
-        demo(root)
+        with stopped_by_signals():
+            demo(root)
     except (DemoFailed, PostgresUnavailable, S3Unavailable) as exc:
         print(f"team-demo: error: {exc}", file=sys.stderr)
         return 1
+    except Stopped as exc:
+        print(f"team-demo: stopped by {exc}", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("team-demo: interrupted", file=sys.stderr)
         return 130

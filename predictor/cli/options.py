@@ -232,13 +232,16 @@ def store_uri(text: str) -> str:
 
 
 def snapshot_reference(text: str) -> str:
-    """argparse type of a snapshot version: a digest pin (`VERSION@sha256:...`) must be whole
-    (exit 2 otherwise); the version itself is checked where it is resolved."""
+    """argparse type of a snapshot version: a digest pin (`VERSION@sha256:...`) must be whole,
+    and a version written another way than its one spelling (`٢٠٢٦.11.30.2`, `2026.11.30.02`)
+    is refused naming that spelling (exit 2 for both); any other version is checked where it
+    is resolved."""
     # deferred: predictor.snapshots loads Polars; `benchpress --help` imports this module
-    from predictor.snapshots import SnapshotError, parse_pin
+    from predictor.snapshots import SnapshotError, check_misspelled_version, parse_pin
 
     try:
-        parse_pin(text)
+        version, _ = parse_pin(text)
+        check_misspelled_version(version)
     except SnapshotError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text

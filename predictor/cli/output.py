@@ -7,7 +7,8 @@ returns and hands it to `emit`, which prints it as
 - a human table (the default; the command may pass its own layout),
 - JSON (`--json`; the command's payload, by default the frame's rows), or
 - CSV (`--csv`): exactly that frame, `polars.DataFrame.write_csv` to stdout, header included;
-  `polars.read_csv` gives back the same columns and values.
+  `polars.read_csv` gives back the same columns and values, but for text cells a spreadsheet
+  would run as a formula (`=`, `+`, `-`, `@`, tab, CR first), written with a leading `'`.
 
 `--json` and `--csv` are one argparse mutually exclusive group
 (`predictor.cli.options.add_output_options`).
@@ -125,16 +126,52 @@ def print_json(payload: Any) -> None:
     print(json_text(payload))
 
 
+# a text cell starting with one of these is run as a formula by spreadsheets (CSV injection)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_cell(text: str) -> str:
+    """`=cmd|' /C calc'!A0` -> `'=cmd|' /C calc'!A0`: a text that a spreadsheet would run as
+    a formula, with a leading single quote (OWASP's advice), so it is shown as text."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with every text cell and column name `neutralise_cell`ed. Only text (String,
+    Categorical, Enum) columns are touched: numbers, negative ones included, stay numbers."""
+    import polars as pl  # deferred: `benchpress --help` imports this module
+
+    starts = r"^[=+\-@\t\r]"  # FORMULA_STARTS
+    text = [
+        name
+        for name, dtype in frame.schema.items()
+        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+    ]
+    safe = frame.with_columns(
+        pl.when(pl.col(name).cast(pl.String).str.contains(starts))
+        .then(pl.lit("'") + pl.col(name).cast(pl.String))
+        .otherwise(pl.col(name).cast(pl.String))
+        .alias(name)
+        for name in text
+    )
+    renamed = {name: neutralise_cell(name) for name in safe.columns}
+    if any(old != new for old, new in renamed.items()):
+        safe = safe.rename(renamed)
+    return safe
+
+
 def write_csv(frame: pl.DataFrame) -> None:
     """The frame as CSV on stdout (Polars `write_csv`, header included).
 
-    Into a pipe or file the values are written exactly (`polars.read_csv` gives them back);
-    on a terminal, control characters in them are escaped like every other output."""
+    A text cell (or column name) starting with `=`, `+`, `-`, `@`, tab or CR gets a leading
+    `'` (`csv_safe`: a spreadsheet opening the file must not run it as a formula); every
+    other value is written exactly (`polars.read_csv` gives it back), numbers as numbers. On
+    a terminal, control characters are escaped like every other output."""
     nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
     if nested:  # a programming error: CSV holds flat tables only
         raise TypeError(f"cannot write nested columns {nested} as CSV")
     out = sys.stdout if _is_terminal(sys.stdout) else raw_stream(sys.stdout)
-    out.write(frame.write_csv())
+    out.write(csv_safe(frame).write_csv())
     out.flush()
 
 

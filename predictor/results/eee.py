@@ -42,6 +42,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult
+from predictor.results.jsonio import refuse_repeated_keys
 from predictor.results.paths import ResultFile
 
 FORMAT = "eee"
@@ -65,6 +66,7 @@ def read(file: ResultFile, doc: object) -> list[RawResult]:
     """The rows of one record (validated first); see the module docstring for each column."""
     if not isinstance(doc, dict):
         raise ResultsError(file.path, "an Every Eval Ever record must be a JSON object")
+    refuse_repeated_keys(file.data, file.path)
     version = validate(file, doc)
     results = doc["evaluation_results"]
     if not results:

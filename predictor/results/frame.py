@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from predictor.results.errors import ResultsError
+
 UNITS = ("fraction", "percent", "value")  # 0-1, 0-100, or on the benchmark's own scale
 
 # status of a row after mapping
@@ -42,6 +44,18 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     "file": pl.String,  # the path as given
     "file_sha256": pl.String,
 }
+
+
+MAX_COUNT = 2**63 - 1  # `n` and `n_shot` are Int64 columns
+
+
+def checked_count(value: int, path: str, field: str) -> int:
+    """A sample or shot count as written, refused past Int64 or below zero."""
+    if not 0 <= value <= MAX_COUNT:
+        raise ResultsError(
+            path, f"a count must be a whole number from 0 to {MAX_COUNT}, got {value}", field
+        )
+    return value
 
 
 @dataclass(frozen=True)

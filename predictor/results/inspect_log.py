@@ -12,13 +12,24 @@ scored samples (older logs: the completed samples), the time Inspect's `eval.cre
 version the log's `packages.inspect_ai` (else the installed Inspect's).
 
 A log that did not finish (`status` other than `success`) or holds no results is refused,
-naming the status and what to do."""
+naming the status and what to do.
+
+A `.eval` log is a zip whose members Inspect expands whole, and a few KB of zstd or deflate
+expand to gigabytes. The members Inspect reads for the header (`HEADER_MEMBERS`, and the
+journal's config updates when there is no `header.json`) are expanded here first, in chunks,
+counting the real bytes (the sizes the zip's directory declares may lie) against
+`MAX_MEMBER_BYTES` per member and `MAX_READ_BYTES` in all; Inspect then reads a copy that
+holds only those members, so it never expands a byte that was not counted."""
 
 from __future__ import annotations
 
 import math
 import os
+import struct
 import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -38,6 +49,19 @@ FRACTION_METRICS = frozenset({"accuracy", "f1", "exact", "precision", "recall", 
 FRACTION_SUFFIXES = ("_acc", "_accuracy")
 FRACTION_PREFIXES = ("pass_at_", "pass@")
 SHOT_ARGS = ("fewshot", "num_fewshot", "n_shot", "shots")
+
+# the zip members Inspect reads with `header_only=True` (inspect_ai.log._recorders.eval):
+# the header, else the journal's start and config updates; and the epoch reductions
+HEADER_MEMBERS = ("header.json", "reductions.json", "_journal/start.json")
+HEADER_MEMBER_PREFIXES = ("_journal/config_updates/",)
+# what those members may expand to: a header is KBs to a few MB (its results and plan; the
+# samples are other members, never read here)
+MAX_MEMBER_BYTES = 64 * 2**20
+MAX_READ_BYTES = 256 * 2**20
+EXPANSION_HINT = "an Inspect log's header is small: this is not a log as Inspect wrote it"
+STORED, DEFLATED, ZSTD = 0, 8, 93  # the zip compression methods Inspect writes and reads
+CHUNK_BYTES = 2**20
+ENCRYPTED_FLAG = 0x1
 
 
 def looks_like(doc: object) -> bool:
@@ -101,15 +125,22 @@ def _inspect_log_module():
 
 def _read_header(file: ResultFile):
     """The log header, read by Inspect from a private copy of the bytes (its reader takes a
-    path; the user's file is never read a second time)."""
+    path; the user's file is never read a second time). A `.eval` zip is copied with only
+    the header's members, once their expanded size is known to be within the caps."""
+    is_zip = file.data.startswith(ZIP_MAGIC)
+    members = _header_members(file) if is_zip else {}
+    if is_zip:
+        _check_expansion(file, members)
     try:
         inspect_log = _inspect_log_module()
     except ResultsError as exc:
         raise ResultsError(file.path, exc.problem, hint=exc.hint) from None
-    suffix = ".eval" if file.data.startswith(ZIP_MAGIC) else ".json"
     with tempfile.TemporaryDirectory(prefix="benchpress-inspect-") as folder:
-        copy = Path(folder) / f"log{suffix}"
-        copy.write_bytes(file.data)
+        copy = Path(folder) / f"log{'.eval' if is_zip else '.json'}"
+        if is_zip:
+            _copy_members(file, members, copy)
+        else:
+            copy.write_bytes(file.data)
         try:
             return inspect_log.read_eval_log(str(copy), header_only=True)
         except Exception as exc:  # Inspect raises many kinds; each means "cannot be read"
@@ -128,6 +159,188 @@ def _read_header(file: ResultFile):
                 hint="is it a complete log as Inspect wrote it? a log cut short or edited "
                 "afterwards (e.g. its `version` removed) cannot be read",
             ) from None
+
+
+# ----------------------------------------------------------------------------- .eval zips
+def _unreadable(file: ResultFile, problem: str) -> ResultsError:
+    return ResultsError(
+        file.path,
+        f"Inspect cannot read this log: {problem}",
+        hint="is it a complete log as Inspect wrote it? a log cut short or edited "
+        "afterwards cannot be read",
+    )
+
+
+def _wanted(name: bytes) -> bool:
+    text = name.decode("latin-1")  # the wanted names are ASCII: no other bytes spell them
+    return text in HEADER_MEMBERS or text.startswith(HEADER_MEMBER_PREFIXES)
+
+
+def _end_record(file: ResultFile) -> tuple[int, int]:
+    """(offset, size) of the central directory, found as Inspect finds it: an end record
+    ending the file, else the last one within the comment's reach; ZIP64 where it says so."""
+    data = file.data
+    end = len(data) - 22
+    if end < 0 or data[end : end + 4] != b"PK\x05\x06" or data[-2:] != b"\x00\x00":
+        end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 0xFFFF))
+    if end < 0 or end + 22 > len(data):
+        raise _unreadable(file, "the zip's end record is missing (cut short?)")
+    entries, size, offset = struct.unpack_from("<HII", data, end + 10)
+    if entries == 0xFFFF or 0xFFFFFFFF in (size, offset):
+        locator = end - 20
+        if locator < 0 or data[locator : locator + 4] != b"PK\x06\x07":
+            raise _unreadable(file, "the zip's ZIP64 end record is missing")
+        (record,) = struct.unpack_from("<Q", data, locator + 8)
+        if record + 56 > len(data) or data[record : record + 4] != b"PK\x06\x06":
+            raise _unreadable(file, "the zip's ZIP64 end record is damaged")
+        size, offset = struct.unpack_from("<QQ", data, record + 40)
+    if offset + size > len(data):
+        raise _unreadable(file, "the zip's directory lies past the end of the file (cut short?)")
+    return offset, size
+
+
+def _header_members(file: ResultFile) -> dict[str, tuple[int, int, int]]:
+    """name -> (compression method, compressed size, local header offset) of the members
+    Inspect reads for the header, from the zip's central directory (a name listed twice is
+    its last entry, as Inspect takes it). Only those entries are kept: a directory of
+    millions of sample entries costs no memory."""
+    data = file.data
+    offset, size = _end_record(file)
+    members: dict[str, tuple[int, int, int]] = {}
+    pos, stop = offset, offset + size
+    while pos + 46 <= stop and data[pos : pos + 4] == b"PK\x01\x02":
+        flags, method = struct.unpack_from("<HH", data, pos + 8)
+        packed, unpacked, name_len, extra_len, comment_len = struct.unpack_from(
+            "<IIHHH", data, pos + 20
+        )
+        (local,) = struct.unpack_from("<I", data, pos + 42)
+        name = data[pos + 46 : pos + 46 + name_len]
+        if _wanted(name):
+            if flags & ENCRYPTED_FLAG:
+                raise _unreadable(file, f"{name.decode('latin-1')} is encrypted")
+            if 0xFFFFFFFF in (unpacked, packed, local):
+                extra = data[pos + 46 + name_len : pos + 46 + name_len + extra_len]
+                packed, local = _zip64_sizes(extra, unpacked, packed, local)
+            members[name.decode("latin-1")] = (method, packed, local)
+        pos += 46 + name_len + extra_len + comment_len
+    return members
+
+
+def _zip64_sizes(extra: bytes, unpacked: int, packed: int, local: int) -> tuple[int, int]:
+    """(compressed size, local header offset) with the ZIP64 extra field's values, read in
+    the order the format gives them (uncompressed size, compressed size, offset), each only
+    where the directory entry holds 0xFFFFFFFF."""
+    i = 0
+    while i + 4 <= len(extra):
+        tag, length = struct.unpack_from("<HH", extra, i)
+        if tag == 0x0001:
+            fields = list(
+                struct.unpack_from(f"<{min(length, len(extra) - i - 4) // 8}Q", extra, i + 4)
+            )
+            if unpacked == 0xFFFFFFFF and fields:
+                fields.pop(0)
+            if packed == 0xFFFFFFFF and fields:
+                packed = fields.pop(0)
+            if local == 0xFFFFFFFF and fields:
+                local = fields.pop(0)
+            break
+        i += 4 + length
+    return packed, local
+
+
+def _compressed(file: ResultFile, name: str, member: tuple[int, int, int]) -> memoryview:
+    """A member's compressed bytes, where Inspect takes them: after the local header at the
+    directory's offset, as many as the directory says."""
+    _, packed, local = member
+    data = file.data
+    if local + 30 > len(data) or data[local : local + 4] != ZIP_MAGIC:
+        raise _unreadable(file, f"the local header of {name} is missing")
+    name_len, extra_len = struct.unpack_from("<HH", data, local + 26)
+    start = local + 30 + name_len + extra_len
+    if start + packed > len(data):
+        raise _unreadable(file, f"{name} runs past the end of the file (cut short?)")
+    return memoryview(data)[start : start + packed]
+
+
+def _expand(file: ResultFile, name: str, member: tuple[int, int, int]) -> Iterator[bytes]:
+    """A member's expanded bytes, a chunk of at most CHUNK_BYTES at a time."""
+    method = member[0]
+    raw = _compressed(file, name, member)
+    try:
+        if method == STORED:
+            for start in range(0, len(raw), CHUNK_BYTES):
+                yield bytes(raw[start : start + CHUNK_BYTES])
+        elif method == DEFLATED:
+            inflater = zlib.decompressobj(-15)
+            for start in range(0, len(raw), CHUNK_BYTES):
+                pending = raw[start : start + CHUNK_BYTES]
+                while pending:
+                    yield inflater.decompress(pending, CHUNK_BYTES)
+                    pending = inflater.unconsumed_tail
+            yield inflater.flush()
+        elif method == ZSTD:
+            yield from _zstd_chunks(file, raw)
+        else:
+            raise _unreadable(
+                file,
+                f"{name} is compressed with zip method {method}; Inspect writes stored, "
+                "deflate or zstd members",
+            )
+    except zlib.error as exc:
+        raise _unreadable(file, f"{name} is not valid deflate data ({exc})") from None
+
+
+def _zstd_chunks(file: ResultFile, raw: memoryview) -> Iterator[bytes]:
+    try:
+        import zstandard  # noqa: PLC0415  # deferred: installed with the `inspect` extra
+    except ImportError:
+        raise ResultsError(
+            file.path,
+            "reading zstd-compressed Inspect logs needs the `inspect` extra (zstandard)",
+            hint=f"install it with: {EXTRA_HINT}",
+        ) from None
+    decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_MEMBER_BYTES)
+    try:
+        with decompressor.stream_reader(raw, read_across_frames=True) as reader:
+            while chunk := reader.read(CHUNK_BYTES):
+                yield chunk
+    except zstandard.ZstdError as exc:
+        raise _unreadable(file, f"a member is not valid zstd data ({exc})") from None
+
+
+def _check_expansion(file: ResultFile, members: dict[str, tuple[int, int, int]]) -> None:
+    """Expand every member Inspect will read, counting (and dropping) the bytes: past a cap
+    the file is refused before anything is kept."""
+    total = 0
+    for name, member in members.items():
+        size = 0
+        for chunk in _expand(file, name, member):
+            size += len(chunk)
+            total += len(chunk)
+            if size > MAX_MEMBER_BYTES:
+                raise ResultsError(
+                    file.path,
+                    f"the member expands past {MAX_MEMBER_BYTES // 2**20} MiB when decompressed",
+                    name,
+                    hint=EXPANSION_HINT,
+                )
+            if total > MAX_READ_BYTES:
+                raise ResultsError(
+                    file.path,
+                    f"the members Inspect reads expand past {MAX_READ_BYTES // 2**20} MiB in "
+                    "all when decompressed",
+                    name,
+                    hint=EXPANSION_HINT,
+                )
+
+
+def _copy_members(file: ResultFile, members: dict[str, tuple[int, int, int]], copy: Path) -> None:
+    """The zip Inspect reads: the checked members, stored uncompressed."""
+    with zipfile.ZipFile(copy, "w", zipfile.ZIP_STORED) as archive:
+        for name, member in members.items():
+            with archive.open(name, "w") as target:
+                for chunk in _expand(file, name, member):
+                    target.write(chunk)
 
 
 # Inspect's log sections, by the name of the model class that validates them

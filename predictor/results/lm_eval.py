@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from predictor.results.errors import ResultsError
-from predictor.results.frame import RawResult
+from predictor.results.frame import RawResult, checked_count
 from predictor.results.paths import ResultFile
 
 FORMAT = "lm_eval"
@@ -38,6 +38,10 @@ NOT_COMPUTED = "N/A"
 # the model argument, in the order lm-eval itself names a run's model (adapters first)
 MODEL_ARGS = ("peft", "delta", "pretrained", "model", "path", "engine")
 DERIVED_IFEVAL = ("strict_acc_mean", ("prompt_level_strict_acc", "inst_level_strict_acc"))
+# `group_subtasks` nesting: lm-eval's groups nest a few levels (leaderboard > leaderboard_bbh >
+# its tasks); each group is expanded once, a cycle or deeper nesting is a broken file
+MAX_GROUP_DEPTH = 32
+GROUP_HINT = "lm-eval nests a few levels; was the file edited?"
 
 # metrics on 0-1 (accuracy-like); anything else (perplexity, bleu, bits_per_byte, mcc, ...)
 # is on its own scale (`value`) and is not range-checked
@@ -115,6 +119,8 @@ def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
     parents = {child: group for group, children in subtasks.items() for child in children}
     model = _model(file, doc)
     context = _Context(file, doc, model, subtasks, parents)
+    for group in subtasks:  # every group once: a cycle is refused even where it is not read
+        context.leaves(group)
     rows: list[RawResult] = []
     names = list(results) + [g for g in groups if g not in results]
     for task in names:
@@ -299,6 +305,7 @@ class _Context:
         parents: dict[str, str],
     ):
         self.file, self.model, self.subtasks, self.parents = file, model, subtasks, parents
+        self._leaves: dict[str, tuple[str, ...]] = {}
         self.n_samples = _mapping(doc.get("n-samples"))
         self.n_shot = _mapping(doc.get("n-shot"))
         self.higher = _mapping(doc.get("higher_is_better"))
@@ -397,27 +404,58 @@ class _Context:
                 derived[f"{name},{filter_name}"] = (name, (first + other[1]) / 2, None)
         return derived
 
-    def _leaves(self, task: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    def leaves(self, task: str, chain: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """The tasks under a group, each once (a task listed twice counts once); a task's
+        own. Each group is expanded once, however often it is listed; `chain` is the path of
+        groups down to `task`."""
+        if task in self._leaves:
+            return self._leaves[task]
         children = self.subtasks.get(task)
-        if not children or task in seen:
-            return [task]
-        return [leaf for child in children for leaf in self._leaves(child, seen | {task})]
+        if not children:
+            return (task,)
+        if task in chain:
+            loop = [*chain[chain.index(task) :], task]
+            raise ResultsError(
+                self.file.path,
+                f"group {task!r} contains itself ({' > '.join(loop)})",
+                f"group_subtasks.{chain[-1]}",
+                hint=GROUP_HINT,
+            )
+        if len(chain) >= MAX_GROUP_DEPTH:
+            shown = [*chain[:2], "...", task] if len(chain) > 3 else [*chain, task]
+            raise ResultsError(
+                self.file.path,
+                f"groups nest more than {MAX_GROUP_DEPTH} levels deep ({' > '.join(shown)})",
+                f"group_subtasks.{task}",
+                hint=GROUP_HINT,
+            )
+        below = (*chain, task)
+        found = dict.fromkeys(leaf for child in children for leaf in self.leaves(child, below))
+        self._leaves[task] = tuple(found)
+        return self._leaves[task]
 
     def _count(self, task: str, key: str, entry: dict) -> int | None:
         """Samples scored: `n-samples` (effective), a group's `sample_count` for the metric,
         else the sum over the group's tasks."""
-        own = _effective(self.n_samples.get(task))
+        own = self._effective(task)
         if own is not None:
             return own
         counts = entry.get("sample_count")
         if isinstance(counts, dict) and _is_count(counts.get(key)):
             return counts[key]
         if task in self.subtasks:
-            leaves = [_effective(self.n_samples.get(leaf)) for leaf in self._leaves(task)]
+            leaves = [self._effective(leaf) for leaf in self.leaves(task)]
             if leaves and all(n is not None for n in leaves):
-                return sum(leaves)
+                return checked_count(sum(leaves), self.file.path, f"n-samples (group {task})")
         length = entry.get("sample_len")
         return length if _is_count(length) else None
+
+    def _effective(self, task: str) -> int | None:
+        """`n-samples.<task>.effective`: a whole number within Int64, else refused."""
+        value = _mapping(self.n_samples.get(task)).get("effective")
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        return checked_count(value, self.file.path, f"n-samples.{task}.effective")
 
     def _shots(self, task: str) -> int | None:
         """The task's `n-shot`; a group's when all its tasks agree."""
@@ -425,7 +463,7 @@ class _Context:
         if _is_count(shots):
             return shots
         if task in self.subtasks:
-            found = {self.n_shot.get(leaf) for leaf in self._leaves(task)}
+            found = {self.n_shot.get(leaf) for leaf in self.leaves(task)}
             if len(found) == 1 and _is_count(next(iter(found))):
                 return found.pop()
         return None
@@ -441,12 +479,6 @@ def _mapping(value: object) -> Mapping:
 
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _effective(value: object) -> int | None:
-    if isinstance(value, dict) and _is_count(value.get("effective")):
-        return value["effective"]
-    return None
 
 
 def _iso_time(value: object) -> str | None:

@@ -24,7 +24,14 @@ from functools import cache
 from pathlib import Path
 
 from predictor.results.errors import ResultsError
-from predictor.results.frame import MAPPED, NOT_RUN, OTHER_METRIC, UNMAPPED, RawResult
+from predictor.results.frame import (
+    MAPPED,
+    NOT_RUN,
+    OTHER_METRIC,
+    UNMAPPED,
+    RawResult,
+    checked_count,
+)
 from predictor.results.paths import ResultFile
 
 MAPS_DIR = Path(__file__).parent / "maps"
@@ -109,7 +116,12 @@ def _to_score(raw: RawResult, entry: MapEntry) -> tuple[float | None, float | No
 
 
 def check_range(raw: RawResult, path: str) -> None:
-    """A value outside its unit's range (an accuracy of 1.3) is a broken file, not a score."""
+    """A value outside its unit's range (an accuracy of 1.3) is a broken file, not a score;
+    so is a count past Int64 or below zero (whichever reader let it through)."""
+    for name in ("n", "n_shot"):
+        count = getattr(raw, name)
+        if count is not None:
+            checked_count(count, path, f"{_field(raw)}, {name}")
     if raw.value is None:
         return
     if not math.isfinite(raw.value):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import hashlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,30 +36,102 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts[:-1])
 
 
+def _walk(folder: Path) -> list[Path]:
+    """The result files under `folder` (outside its hidden folders), sorted. Directory symlinks
+    are not followed (two folders linking to each other would never end; a folder linking to
+    itself would list each file 40 times); a symlink to a file is listed (and read once:
+    `expand_paths` drops a second name of the same file)."""
+    found = []
+    for parent, folders, files in os.walk(folder, followlinks=False):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found.extend(
+            path
+            for path in (Path(parent, name) for name in files)
+            if path.suffix.lower() in RESULT_SUFFIXES and path.is_file()
+        )
+    return sorted(found)
+
+
+def _glob(pattern: str) -> Iterator[str]:
+    """`glob.glob(pattern, recursive=True)`, but `**` does not descend into directory symlinks
+    (`glob` follows them: a link loop runs until the path is too long, listing the same files
+    thousands of times). Names starting with `.` match only a pattern part starting with `.`,
+    as with `glob`."""
+    path = Path(pattern)
+    parts = path.parts[1:] if path.anchor else path.parts
+    yield from _select(path.anchor, parts)
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder or os.curdir) as entries:
+            return sorted(entries, key=lambda e: e.name)
+    except OSError:  # gone, not a folder, not readable: matches nothing, as with `glob`
+        return []
+
+
+def _subfolders(folder: str) -> Iterator[str]:
+    """`folder` and every folder under it (not through symlinks, not hidden); a stack, not
+    recursion, so a very deep tree is no RecursionError."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(
+            os.path.join(current, entry.name)
+            for entry in reversed(_entries(current))
+            if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+        )
+
+
+def _select(folder: str, parts: tuple[str, ...]) -> Iterator[str]:
+    if not parts:
+        yield folder
+        return
+    part, rest = parts[0], parts[1:]
+    if part == "**":
+        for sub in _subfolders(folder):
+            if rest:
+                yield from _select(sub, rest)
+            else:  # a trailing `**`: the folders and the files in them
+                yield sub
+                yield from (
+                    os.path.join(sub, e.name)
+                    for e in _entries(sub)
+                    if not e.name.startswith(".") and not e.is_dir(follow_symlinks=False)
+                )
+    elif not glob.has_magic(part):
+        child = os.path.join(folder, part)
+        if rest and os.path.isdir(child) or not rest and os.path.lexists(child):
+            yield from _select(child, rest)
+    else:
+        for entry in _entries(folder):
+            if entry.name.startswith(".") and not part.startswith("."):
+                continue
+            if fnmatch.fnmatch(entry.name, part) and (not rest or entry.is_dir()):
+                yield from _select(os.path.join(folder, entry.name), rest)
+
+
 def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Every result file named by `paths`: a file as is, a folder searched recursively for
     `*.json`, `*.eval` and `*.csv` (outside its hidden folders), a glob pattern
-    (`ckpts/step-*/results*.json`, `**` allowed).
+    (`ckpts/step-*/results*.json`, `**` allowed). Folder walks and `**` do not follow
+    directory symlinks.
 
     The order is the order given, each folder's and pattern's files sorted; a file named twice
-    is read once. A name that matches nothing is an error (a typo must not predict from
-    fewer files than meant)."""
+    (under any name: a symlink, `sub/../x.json`) is read once, under the name given first. A
+    name that matches nothing is an error (a typo must not predict from fewer files than
+    meant)."""
     if isinstance(paths, str | Path):
         paths = [paths]
-    found: dict[Path, None] = {}
+    found: dict[str, Path] = {}  # real path -> the name first given
     for given in paths:
         text = str(given)
         if not text.strip():
             raise ResultsError(text, "empty path", hint="name a results file, folder or glob")
         path = Path(text).expanduser()
         if path.is_dir():
-            matches = sorted(
-                p
-                for p in path.rglob("*")
-                if p.suffix.lower() in RESULT_SUFFIXES
-                and p.is_file()
-                and not _hidden(p.relative_to(path))
-            )
+            matches = [p for p in _walk(path) if not _hidden(p.relative_to(path))]
             if not matches:
                 raise ResultsError(
                     text,
@@ -67,7 +141,7 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         elif path.is_file():
             matches = [path]
         elif _GLOB_CHARS & set(text):
-            matches = sorted(Path(p) for p in glob.glob(str(path), recursive=True))
+            matches = sorted({Path(p) for p in _glob(str(path))})
             matches = [p for p in matches if p.is_file()]
             if not matches:
                 raise ResultsError(text, "the pattern matches no file")
@@ -76,10 +150,10 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         else:
             raise ResultsError(text, "no such file or folder")
         for match in matches:
-            found.setdefault(match, None)
+            found.setdefault(os.path.realpath(match), match)
         if len(found) > MAX_FILES:
             raise ResultsError(text, f"more than {MAX_FILES:,} files", hint="name fewer files")
-    return list(found)
+    return list(found.values())
 
 
 def read_file(path: Path) -> ResultFile:

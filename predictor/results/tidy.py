@@ -12,7 +12,8 @@ import io
 import math
 
 from predictor.results.errors import ResultsError
-from predictor.results.frame import RawResult
+from predictor.results.frame import MAX_COUNT, RawResult
+from predictor.results.jsonio import refuse_repeated_keys
 from predictor.results.paths import ResultFile
 
 REQUIRED = ("model", "benchmark", "score")
@@ -33,6 +34,7 @@ def looks_like(doc: object) -> bool:
 def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
     if doc is None:
         return _rows(file, _csv_rows(file), "row")
+    refuse_repeated_keys(file.data, file.path)
     rows = doc["scores"] if isinstance(doc, dict) else doc
     return _rows(file, rows, "item")
 
@@ -94,6 +96,12 @@ def _rows(file: ResultFile, rows: list, kind: str) -> list[RawResult]:
         if score is None:
             raise ResultsError(file.path, "score is empty", where)
         n = _number(row.get("n"), file, where, "n")
+        if n is not None and not (n.is_integer() and 0 <= n <= MAX_COUNT):
+            raise ResultsError(
+                file.path,
+                f"n must be a whole number from 0 to {MAX_COUNT}, got {row.get('n')!r}",
+                where,
+            )
         out.append(
             RawResult(
                 model=model,

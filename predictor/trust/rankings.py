@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from predictor.private import private_models
+from predictor.private import PrivateModel, private_models
 from predictor.reference_names import reference_notes, resolve_reference
 from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.trust.missing_probes import split_targets
@@ -215,6 +215,8 @@ class KnownComparison:
     level: float
     notes: tuple[str, ...] = ()  # which id a reference name stood for (reference_names)
     side: SideUsed | None = None  # the new model's side information (None: predictions given)
+    # references that are the team's private models (`benchpress models add`), not public ones
+    private: frozenset[str] = frozenset()
 
     def to_frame(self) -> pl.DataFrame:
         rows = []
@@ -229,6 +231,7 @@ class KnownComparison:
                         "reference_model": e.name,
                         "reference_score": e.score,
                         "reference_observed": e.observed,
+                        "reference_private": e.name in self.private,
                         "new_score": new.score,
                         "new_low": new.low,
                         "new_high": new.high,
@@ -248,6 +251,10 @@ class KnownComparison:
             f"({int(round(self.level * 100))}% intervals):"
         ]
         lines += [f"  reference {note}" for note in self.notes]
+        if self.private:
+            lines.append(
+                "  (private) = the team's own model (benchpress models add), not a public one"
+            )
         for r in self.rankings:
             names = [e.name for e in r.order]
             k = names.index(self.name)
@@ -261,7 +268,10 @@ class KnownComparison:
                     continue
                 kind = "observed" if e.observed else "predicted"
                 p = r.p_matrix[(self.name, e.name)]
-                lines.append(f"      vs {e.name} ({e.score:.1f}, {kind}): P(better) = {p:.2f}")
+                mark = "  (private)" if e.name in self.private else ""
+                lines.append(
+                    f"      vs {e.name} ({e.score:.1f}, {kind}): P(better) = {p:.2f}{mark}"
+                )
         return "\n".join(lines)
 
 
@@ -364,7 +374,9 @@ def compare_with_known_models(
     models of the snapshot. A reference model's score on a benchmark is its observed cell
     (sd 0) or else the snapshot's completed cell with its interval. A reference may also be
     a private model (`benchpress models add`, by its exact name): its stored scores are its
-    observed cells (sd 0), the rest is folded in from them with intervals. Targets default
+    observed cells (sd 0), the rest is folded in from them with intervals; such references
+    are marked private (`.private`, the frame's `reference_private`, "(private)" in the
+    summary), so a private model never passes for a public one. Targets default
     to the `general_assistant` profile (a profile name, a list, or None = every fitted
     benchmark). With probe scores, `model`, `family` and `release_date` are the new model's
     side information, as in `BenchPress.predict`.
@@ -412,4 +424,5 @@ def compare_with_known_models(
             entries.append(_entry(m, p))
         rankings.append(rank_entries(t, entries, _direction(bp, t)))
     notes = reference_notes(bp, reference_models, private)
-    return KnownComparison(name, rankings, level, notes, getattr(preds, "side", None))
+    own = frozenset(m for m, found in private.items() if isinstance(found, PrivateModel))
+    return KnownComparison(name, rankings, level, notes, getattr(preds, "side", None), own)

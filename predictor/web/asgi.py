@@ -11,7 +11,9 @@ API requests run in a bounded pool of handler threads (`predictor.web.workers`):
 fold-in never blocks the event loop, a request that waits too long for a thread gets 503, one
 whose answer takes longer than `Limits.request_seconds` gets 504, and a body that does not
 arrive in that time 408. Bodies are always read in full before the answer; their size was
-checked with the head (`predictor.web.heads`).
+checked with the head (`predictor.web.heads`). An upload's body (`POST /api/results`) is first
+counted against the bytes all uploads may hold at once, from its Content-Length and while it
+streams in, and its file is parsed in a worker process (`predictor.web.uploads`).
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from predictor.web.answers import JSON_HEADERS, JSON_TYPE, SECURITY_HEADERS, error_bytes
-from predictor.web.bodies import media_type
+from predictor.web.bodies import is_upload, media_type
 from predictor.web.catalog import Catalog
 from predictor.web.dispatch import ApiRequest, respond
+from predictor.web.errors import ApiError
 from predictor.web.guards import BAD_HOST, CROSS_SITE, cross_site, loopback_host
 from predictor.web.limits import DEFAULT_LIMITS, Limits
 from predictor.web.logs import RequestLog
+from predictor.web.uploads import ByteClaim, UploadService
 from predictor.web.workers import HandlerPool, Saturated, TooSlow
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -159,15 +163,27 @@ class Endpoints:
         self.limits = limits
         self.static = load_static()
         self.pool = HandlerPool(limits.worker_threads)
+        self.uploads = UploadService(limits)  # starts the file-parsing processes
 
-    async def _body(self, request: Request) -> bytes | Response:
-        """The whole body (its length is checked already), or a 408 if it stalls."""
+    async def _body(self, request: Request, claim: ByteClaim | None = None) -> bytes | Response:
+        """The whole body (its length is checked already), or a 408 if it stalls; an upload's
+        bytes count against `claim`, grown if more arrive than announced (503 past it)."""
         seconds = self.limits.request_seconds
         with anyio.move_on_after(seconds):
             try:
-                return await request.body()
+                if claim is None:
+                    return await request.body()
+                chunks, size = [], 0
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > claim.size and not claim.grow(size - claim.size):
+                        raise self.uploads.over_budget()
+                    chunks.append(chunk)
+                return b"".join(chunks)
             except ClientDisconnect:  # gone: this answer is never sent
                 return json_error(400, "the client closed the connection mid-body")
+            except ApiError as exc:
+                return json_error(exc.status, exc.message, exc.headers)
         return json_error(
             408, f"the request body did not arrive within {seconds:g} s", {"Connection": "close"}
         )
@@ -189,11 +205,30 @@ class Endpoints:
     async def api(self, request: Request) -> Response:
         """`/api/...`: the request's parts to `dispatch.respond`, in a handler thread."""
         started = anyio.current_time()
-        body = await self._body(request)
+        headers = request.headers
+        foreign = cross_site(
+            headers.get("sec-fetch-site"), headers.get("origin"), headers.get("host")
+        )
+        claim = None
+        if is_upload(request.method, request.scope["path"], foreign):
+            try:  # counted before a byte is read (the head checked its Content-Length)
+                claim = self.uploads.claim(int(headers.get("content-length") or 0))
+            except ApiError as exc:
+                return json_error(exc.status, exc.message, exc.headers)
+        try:
+            return await self._answer(request, started, foreign, claim)
+        finally:
+            if claim is not None:
+                claim.release_unless_adopted()
+
+    async def _answer(
+        self, request: Request, started: float, foreign: bool, claim: ByteClaim | None
+    ) -> Response:
+        body = await self._body(request, claim)
         if isinstance(body, Response):
             return body
         headers = request.headers
-        if cross_site(headers.get("sec-fetch-site"), headers.get("origin"), headers.get("host")):
+        if foreign:
             return json_error(403, CROSS_SITE)
         call = ApiRequest(
             method=request.method,
@@ -205,8 +240,9 @@ class Endpoints:
         limits = self.limits
         left = max(limits.request_seconds - (anyio.current_time() - started), 0.001)
         try:
+            work = partial(respond, self.catalog, call)
             answer = await self.pool.run(
-                partial(respond, self.catalog, call), min(limits.queue_seconds, left), left
+                partial(self.uploads.serve, claim, work), min(limits.queue_seconds, left), left
             )
         except Saturated:
             return json_error(

@@ -27,6 +27,12 @@ class Limits:
     max_head_bytes: int = 64 * 1024  # request line and headers; more: 431
     max_headers: int = 100  # header lines; more: 431
     shutdown_seconds: float = 5.0  # answers in progress get this long when the server stops
+    # uploaded results files (`POST /api/results`, see `predictor.web.uploads`)
+    upload_workers: int = 2  # processes parsing uploaded files at once
+    upload_queue: int = 4  # uploads waiting for a parsing process; more at once: 503
+    upload_seconds: float = 15.0  # one file's parse; then its process is killed: 504
+    upload_memory: int = 768 * 2**20  # bytes one file's parse may allocate; more: 413
+    upload_bytes_in_flight: int = 128 * 2**20  # upload bodies held at once; more: 503
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

@@ -71,8 +71,9 @@ def track_arguments(track: argparse.ArgumentParser) -> None:
     track.add_argument(
         "--step-from",
         metavar="REGEX",
-        help="read the step from the path with this regex (one capturing group); default: "
-        "the number after step/steps/ckpt/checkpoint/global_step/iter",
+        help="read the step from the path with this regex (one capturing group), RE2 syntax "
+        "(linear time: no lookaround or backreferences); default: the number after "
+        "step/steps/ckpt/checkpoint/global_step/iter",
     )
     track.add_argument(
         "--step",

@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import os
+import secrets
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -339,6 +341,9 @@ def cmd_models_remove(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- track
 def _plot_path(text: str | None) -> Path | None:
+    """`--plot PATH`, checked before anything is read: a .png or .svg in an existing folder,
+    with no folder, symlink or other non-file at PATH (the plot replaces a regular file only,
+    and is never written through a link)."""
     if text is None:
         return None
     path = Path(text)
@@ -350,7 +355,45 @@ def _plot_path(text: str | None) -> Path | None:
         raise CommandError(
             f"--plot {printable(text)}: the folder {printable(path.parent)} does not exist"
         )
+    if path.is_symlink():
+        raise CommandError(
+            f"--plot {printable(text)}: a symbolic link is there; the plot is never written "
+            "through a link, name another file or remove the link"
+        )
+    if path.is_dir():
+        raise CommandError(f"--plot {printable(text)}: a folder is there; name a file")
+    if path.exists() and not path.is_file():
+        raise CommandError(f"--plot {printable(text)}: not a regular file; name a file")
     return path
+
+
+def _checkpoint_names(run: str, steps: Sequence[int]) -> None:
+    """Every checkpoint's private model name `RUN@step-N` usable (the store's name rules),
+    checked before anything is read or predicted: a long run name must not fail at the end."""
+    for step in steps:
+        name = tracking.checkpoint_name(run, step)
+        if len(name) > private_models.MAX_NAME_LENGTH:
+            raise CommandError(
+                f"the checkpoint name {printable(name)} is longer than "
+                f"{private_models.MAX_NAME_LENGTH} characters; give the run a shorter name"
+            )
+        _name(name, "checkpoint name")
+
+
+def _stage_plot(path: Path, image: bytes) -> Path:
+    """`image` in a new temporary file beside `path` (same folder: `os.replace` moves it into
+    place atomically; created exclusively, with the permissions a new file gets); the caller
+    replaces or removes it."""
+    staged = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    handle = os.open(staged, flags, 0o666)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(image)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    return staged
 
 
 def _cell(prediction) -> str:
@@ -401,6 +444,7 @@ def cmd_track(args: argparse.Namespace) -> int:
     checkpoints = (
         [(args.step, files)] if args.step is not None else tracking.group_by_step(files, pattern)
     )
+    _checkpoint_names(run, [step for step, _ in checkpoints])
 
     bp = _load(args)
     # every checkpoint is the run's model: its family read from the run's name
@@ -451,12 +495,23 @@ def cmd_track(args: argparse.Namespace) -> int:
     # the trackers get a PNG: --plot's when it is one, else one drawn for them
     png = image if plot is not None and plot_format(plot) == "png" else _tracker_plot(args, drawing)
 
-    if args.step is None:
-        report = private_models.save_models(imports, replace_run=run)
-    else:  # one checkpoint added (or tracked again): the run's others stay
-        report = private_models.save_models(imports, replace=True)
-    if image is not None:
-        plot.write_bytes(image)
+    # the plot is written beside PATH first (a full disk, a read-only folder fail here, with
+    # nothing stored), the store committed, then the plot moved into place
+    staged = None if image is None else _stage_plot(plot, image)
+    plot_failure = None
+    try:
+        if args.step is None:
+            report = private_models.save_models(imports, replace_run=run)
+        else:  # one checkpoint added (or tracked again): the run's others stay
+            report = private_models.save_models(imports, replace=True)
+        if staged is not None:
+            plot_failure = _place_plot(staged, plot, [i.name for i in imports], run)
+            staged = None if plot_failure is None else staged
+    finally:
+        if staged is not None:
+            staged.unlink(missing_ok=True)
+    if plot_failure is not None:
+        plot = None
     tracked = [
         TrackedCheckpoint(
             step,
@@ -563,9 +618,24 @@ def cmd_track(args: argparse.Namespace) -> int:
         **exports,
     }
     emit(args, frame, payload=payload, table=table)
-    for failure in failures:
+    for failure in [*([plot_failure] if plot_failure else []), *failures]:
         print(f"benchpress: error: {printable(failure)}", file=sys.stderr)
-    return EXIT_FAILED if failures else 0
+    return EXIT_FAILED if failures or plot_failure else 0
+
+
+def _place_plot(staged: Path, plot: Path, stored: list[str], run: str) -> str | None:
+    """Move the staged plot to PATH (replacing a regular file there, never writing through a
+    symlink). None when done, else the error line, saying exactly what was stored."""
+    try:
+        if plot.is_symlink() or plot.is_dir():  # put there while we predicted
+            raise OSError(f"a {'symbolic link' if plot.is_symlink() else 'folder'} is there")
+        os.replace(staged, plot)
+    except OSError as exc:
+        return (
+            f"--plot {plot}: not written ({exc.strerror or exc}); stored nonetheless in run "
+            f"{run}: {', '.join(stored)}"
+        )
+    return None
 
 
 def _snapshot_pin(bp: BenchPress) -> str:
