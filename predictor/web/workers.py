@@ -311,6 +311,11 @@ class _Worker:
         try:
             self._send(_frame(message, b""), until)
             self._send(data, until)
+        except EOFError:
+            # the process stopped reading: out of memory while it read the file, its answer
+            # (if it gave one before it ended) is in the pipe
+            pass
+        try:
             header, payload = self.receive(until, limit=memory + len(data) + (64 << 20))
         except EOFError:
             raise self._ended() from None

@@ -116,8 +116,12 @@ def test_parse_in_worker_kills_a_parse_at_its_deadline_and_bounds_its_memory() -
     with pytest.raises(ParseDeadline):
         parse_in_worker("results_hostile.json", HOSTILE, deadline=1.0, wait=60)
     assert time.monotonic() - started < 60
+    big = b"[" + b"{}," * 3_000_000 + b"{}]"
     with pytest.raises(ParseMemory):
-        parse_in_worker("big.json", b"[" + b"{}," * 3_000_000 + b"{}]", 60, 64 * 2**20, 60)
+        parse_in_worker("big.json", big, 60, 64 * 2**20, 60)
+    # a budget the file's bytes alone exceed: the process stops reading mid-body and says so
+    with pytest.raises(ParseMemory):
+        parse_in_worker("big.json", big, 60, 2**20, 60)
 
 
 # ---------------------------------------------------------------------- parsing: the server
