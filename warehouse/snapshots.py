@@ -87,10 +87,8 @@ def _seal(version_dir: Path) -> None:
                 path.chmod(0o444)
 
 
-def _publish_copy(source: Path, store: Path, version: str, parent: str | None) -> PublishResult:
-    """Publish a verified copy of another store's `version`, byte for byte (manifest and
-    digest included), atomically as `publish` does."""
-    manifest = verify(source)
+def _scratch(store: Path, version: str) -> tuple[Path, Path]:
+    """(the version's folder, an empty scratch folder to fill first): never over a version."""
     target = store / version
     if target.exists():
         raise SnapshotError(f"refusing to overwrite published snapshot {version}")
@@ -98,13 +96,28 @@ def _publish_copy(source: Path, store: Path, version: str, parent: str | None) -
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir()
+    return target, scratch
+
+
+def _commit(scratch: Path, target: Path, store: Path, version: str, digest: str) -> None:
+    """Verify the filled scratch folder, rename it into place, seal it and index it."""
+    verify(scratch, digest=digest)
+    os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile
+    _seal(target)
+    # {"versions": [...], "digests": {...}}: how static (https) mirrors of the store are listed,
+    # and the record a manifest edited later is checked against
+    write_index(store, {version: digest})
+
+
+def _publish_copy(source: Path, store: Path, version: str, parent: str | None) -> PublishResult:
+    """Publish a verified copy of another store's `version`, byte for byte (manifest and
+    digest included), atomically as `publish` does."""
+    manifest = verify(source)
+    target, scratch = _scratch(store, version)
     for name in listed_files(manifest, source):
         shutil.copyfile(source / name, scratch / name)
     digest = write_manifest(scratch, manifest)  # the same text: `write_manifest` wrote it
-    verify(scratch, digest=digest)
-    os.rename(scratch, target)
-    _seal(target)
-    write_index(store, {version: digest})
+    _commit(scratch, target, store, version, digest)
     return PublishResult(
         version, True, target, str(manifest["content_hash"]), parent, digest, reproduced=True
     )
@@ -173,13 +186,7 @@ def publish(
         version = next_version(taken, today or datetime.now(UTC).date())
         if parent is not None and version_key(version) <= version_key(parent):
             raise SnapshotError(f"next version {version} is not newer than {parent} (clock?)")
-    target = store / version
-    if target.exists():
-        raise SnapshotError(f"refusing to overwrite published snapshot {version}")
-    scratch = store / f".publishing-{version}-{os.getpid()}"
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir()
+    target, scratch = _scratch(store, version)
     for name in listed_files(draft, staged):
         shutil.copyfile(staged / name, scratch / name)
     manifest = published_manifest(
@@ -190,12 +197,7 @@ def publish(
         datetime.now(UTC).isoformat(timespec="seconds"),
     )
     digest = write_manifest(scratch, manifest)
-    verify(scratch, digest=digest)
-    os.rename(scratch, target)  # atomic on one filesystem; fails if target appeared meanwhile
-    _seal(target)
-    # {"versions": [...], "digests": {...}}: how static (https) mirrors of the store are listed,
-    # and the record a manifest edited later is checked against
-    write_index(store, {version: digest})
+    _commit(scratch, target, store, version, digest)
     return PublishResult(version, True, target, draft["content_hash"], parent, digest)
 
 
