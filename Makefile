@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 # `make demo` and a later `.venv/bin/benchpress ...` from any folder see the same snapshots.
 DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
 
-.PHONY: install demo team-demo test lint format docs dagster bundle clean app browser-deps
+.PHONY: install demo team-demo test lint format docs screenshot dagster bundle clean app browser-deps
 
 install: $(STAMP)
 
@@ -46,8 +46,14 @@ format: $(STAMP)
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
 # or a docstring the API reference cannot render fails the build. Builds offline.
-docs: $(STAMP)
+docs: $(STAMP) screenshot
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The web page screenshot of the README and the docs (docs/assets/web-page.png), retaken by
+# `make docs` from `benchpress app` on a free loopback port with the bundled snapshot, in
+# headless Chromium (`make browser-deps`).
+screenshot: $(STAMP)
+	$(BIN)/python docs/hooks/screenshot.py
 
 # The Dagster UI on the code location (lineage, runs, checks, the daily schedule).
 dagster: $(STAMP)

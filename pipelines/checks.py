@@ -30,6 +30,8 @@ from pipelines.settings import (
     guard_thresholds,
     parse_accepted,
 )
+from pipelines.sources import SOURCES
+from pipelines.stages.ingest import nothing_fetched
 from pipelines.stages.normalize import resolution_summary
 from pipelines.stages.quality import (
     MIN_JUMPS_FOR_SHARE,
@@ -38,6 +40,7 @@ from pipelines.stages.quality import (
 )
 from predictor.trust.scale_mix import describe as describe_mix
 from predictor.trust.scale_mix import mixed_scale_columns
+from warehouse.payloads import latest_fetch_outcomes
 from warehouse.scores import read_table
 from warehouse.snapshots import CheckRecord, record_check
 
@@ -157,6 +160,33 @@ def rank2_structure(
         metadata={"variance_share_top2": share, "floor": floor},
         description=f"top-2 variance share {share:.3f} {'>=' if passed else '<'} floor {floor:.3f}",
         content_hash=staged.content_hash,
+    )
+
+
+@dg.asset_check(
+    asset=normalized_scores,
+    blocking=True,
+    pool=DUCKDB_POOL,
+    description="At least one source was fetched (new or unchanged): when the newest fetch of "
+    "every source failed, nothing is published from old data alone.",
+)
+def sources_fetched(
+    context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+) -> dg.AssetCheckResult:
+    with warehouse.connect() as con:
+        outcomes = latest_fetch_outcomes(con)
+    problem = nothing_fetched(outcomes, SOURCES)
+    fetched = sorted(s for s in SOURCES if outcomes.get(s) in ("new", "unchanged"))
+    return verdict(
+        context,
+        warehouse,
+        passed=problem is None,
+        metadata={
+            "fetched": len(fetched),
+            "sources": len(SOURCES),
+            "newest_fetch": dg.MetadataValue.json({s: outcomes.get(s) for s in sorted(SOURCES)}),
+        },
+        description=problem or f"{len(fetched)} of {len(SOURCES)} sources fetched",
     )
 
 
@@ -342,6 +372,16 @@ def build_drift_check(name: str, rule: DriftRule, description: str) -> dg.AssetC
     ) -> dg.AssetCheckResult:
         staged = staged_for_run(context, warehouse)
         drift, digest = staged.drift, staged.content_hash
+        if drift is not None and drift.get("same_inputs"):  # `pipelines.stages.snapshot`
+            return verdict(
+                context,
+                warehouse,
+                True,
+                f"built from the same inputs as published snapshot {drift['against']}: "
+                "nothing drifted (its fit reused, not recomputed)",
+                {"against": drift["against"], "reused": True},
+                content_hash=digest,
+            )
         if drift is None:
             return verdict(
                 context, warehouse, True, "no previous snapshot to compare", content_hash=digest

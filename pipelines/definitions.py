@@ -7,7 +7,13 @@ import dagster as dg
 from pipelines.assets.fit import factorization, published_snapshot
 from pipelines.assets.matrix import normalized_scores, score_matrix
 from pipelines.assets.sources import build_source_assets
-from pipelines.checks import drift_checks, identity_resolution, matrix_sanity, rank2_structure
+from pipelines.checks import (
+    drift_checks,
+    identity_resolution,
+    matrix_sanity,
+    rank2_structure,
+    sources_fetched,
+)
 from pipelines.jobs import daily_refresh, refresh_job
 from pipelines.resources import default_resources
 from pipelines.sources import SOURCES
@@ -20,7 +26,13 @@ defs = dg.Definitions(
         factorization,
         published_snapshot,
     ],
-    asset_checks=[identity_resolution, matrix_sanity, rank2_structure, *drift_checks],
+    asset_checks=[
+        sources_fetched,
+        identity_resolution,
+        matrix_sanity,
+        rank2_structure,
+        *drift_checks,
+    ],
     jobs=[refresh_job],
     schedules=[daily_refresh],
     resources=default_resources(),

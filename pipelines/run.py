@@ -33,14 +33,18 @@ from pipelines.parallel import (
     ingest_in_parallel,
     matrix_asset_keys,
     resource_config,
+    source_asset_keys,
     tell_step,
 )
 from pipelines.resources import check_settings, default_resources
-from pipelines.settings import refresh_workers
+from pipelines.settings import PUBLISH_URI_ENV, refresh_workers
+from pipelines.stages.unchanged import matrix_inputs_key, reusable_version
 from pipelines.team.instance import InstanceLost, settings_file, storage_loss_reported
-from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir
+from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir, warehouse_path
 from predictor.snapshots import SnapshotError, list_versions, verify, version_key
 from predictor.text_safety import StreamWrapper
+from warehouse.db import open_waiting
+from warehouse.ducklake import warehouse_backend
 
 REPO_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
@@ -95,6 +99,9 @@ class RefreshOutcome:
     # the published version is a bundled one whose inputs this run reproduced, published as
     # shipped (`warehouse.snapshots.publish`): the same content as the package's snapshot
     reproduced: bool = False
+    # the latest published version, staged again instead of refitting: this run's matrix had
+    # its inputs, so nothing new was built (`pipelines.assets.fit.reuse_published`)
+    reused: str | None = None
 
     @property
     def stale_sources(self) -> list[str]:
@@ -109,6 +116,7 @@ class RefreshOutcome:
 
 
 FETCH_FAILED = "FETCH FAILED"
+NOTHING_FETCHED_CHECK = "normalized_scores.sources_fetched"  # `pipelines.checks`
 
 
 def judge_sources(outcome: RefreshOutcome, fail_on_stale: bool = False) -> RefreshOutcome:
@@ -122,6 +130,10 @@ def judge_sources(outcome: RefreshOutcome, fail_on_stale: bool = False) -> Refre
             f"no source could be fetched ({len(unfetched)} of {len(sources)} failed; "
             f"first: {first}); {_latest_text(outcome)}"
         )
+        # the blocking check that stopped the publish says the same: one line, not two
+        outcome.failed_checks = [
+            c for c in outcome.failed_checks if not c.startswith(f"{NOTHING_FETCHED_CHECK}:")
+        ]
     elif fail_on_stale and outcome.stale_sources:
         stale = outcome.stale_sources
         outcome.failure = (
@@ -207,6 +219,11 @@ class _StepCounter:
         except Exception:  # a progress bar must not break a refresh
             self.progress = None
 
+    def settle(self, why: str) -> None:
+        """The refresh ended before the job's other steps because `why`: a full bar."""
+        self.total = len(self.finished | {why})
+        self(why, True)
+
 
 def execute_with_progress(
     job: dg.JobDefinition,
@@ -272,15 +289,21 @@ def _execute(
     resources: dict[str, dg.ConfigurableResource],
     log_level: str,
     progress: StepCallback | None,
-) -> list[Any]:
-    """The refresh's Dagster runs, each tagged with this machine's name: one in this process
-    (run id `lease`), or with `workers` > 1 the sources' steps in parallel processes and then
-    the rest in this process (two runs under the lease; `pipelines.parallel`). Their results,
-    in order; the second run does not start when the first failed."""
+) -> tuple[list[Any], str | None]:
+    """The refresh's Dagster runs, each tagged with this machine's name, and the published
+    version reused when nothing new could be built (else None).
+
+    A first serial refresh is one run in this process (run id `lease`). Otherwise the sources'
+    steps run first (run id `lease`; with `workers` > 1 in parallel processes,
+    `pipelines.parallel`) and then the rest in this process (a second run under the lease),
+    which does not start when the first failed, nor, for a serial rerun, when the matrix would
+    be built from what the newest published snapshot was built from
+    (`pipelines.stages.unchanged`)."""
     count = _StepCounter(progress, len(job.graph.nodes)) if progress else None
     loggers = {"console": {"config": {"log_level": log_level}}}
     tags = {HOST_TAG: socket.gethostname()}  # whose runs these are, on a shared instance
-    if workers == 1:
+    recorded = _reusable_record(instance) if workers == 1 else None
+    if workers == 1 and recorded is None:
         serial = execute_with_progress(
             job,
             instance,
@@ -291,30 +314,73 @@ def _execute(
             run_config={"loggers": loggers},
             raise_on_error=False,
         )
-        return [serial]
+        return [serial], None
+    # a subset of the job takes its resources as config
     run_config = {"loggers": loggers, "resources": resource_config(resources)}
-    ingest = ingest_in_parallel(
-        dg.reconstructable(parallel_refresh_job),
-        instance,
-        lease,
-        workers,
-        run_config,
-        count,
-        log_level,
-        tags,
-    )
+    if workers == 1:
+        ingest = execute_with_progress(
+            job,
+            instance,
+            count,
+            run_id=lease,
+            tags=tags,
+            asset_selection=source_asset_keys(),
+            run_config=run_config,
+            raise_on_error=False,
+        )
+    else:
+        ingest = ingest_in_parallel(
+            dg.reconstructable(parallel_refresh_job),
+            instance,
+            lease,
+            workers,
+            run_config,
+            count,
+            log_level,
+            tags,
+        )
     if not ingest.success:
-        return [ingest]
+        return [ingest], None
+    reused = _unchanged_version(recorded, resources) if recorded is not None else None
+    if reused is not None:
+        if count is not None:
+            count.settle("nothing new")
+        return [ingest], reused
     rest = execute_with_progress(
         job,
         instance,
         count,
         tags={**tags, LEASE_TAG: lease},
         asset_selection=matrix_asset_keys(job),
-        run_config=run_config,  # a subset of the job takes its resources as config
+        run_config=run_config,
         raise_on_error=False,
     )
-    return [ingest, rest]
+    return [ingest, rest], None
+
+
+def _reusable_record(instance: dg.DagsterInstance) -> dict[str, Any] | None:
+    """What the newest publishing step recorded (its version and matrix inputs' key), when a
+    rerun may reuse it: a local warehouse, and no shared store to push to (a push that failed
+    is retried by building again); None otherwise, or before anything was published."""
+    if warehouse_backend() != "duckdb" or os.environ.get(PUBLISH_URI_ENV, "").strip():
+        return None
+    event = instance.get_latest_materialization_event(dg.AssetKey("published_snapshot"))
+    materialization = event.asset_materialization if event is not None else None
+    if materialization is None:
+        return None
+    metadata = {k: v.value for k, v in materialization.metadata.items()}
+    return metadata if metadata.get("matrix_inputs") else None
+
+
+def _unchanged_version(
+    recorded: dict[str, Any], resources: dict[str, dg.ConfigurableResource]
+) -> str | None:
+    """The version to reuse when the matrix would be built from what it was built from
+    (`pipelines.stages.unchanged`), read after the sources' steps; else None."""
+    home = resources["warehouse"].home_path
+    with contextlib.closing(open_waiting(warehouse_path(home), read_only=True)) as con:
+        key = matrix_inputs_key(con)
+    return reusable_version(recorded, key, list_versions(snapshot_store_dir(home)))
 
 
 def run_refresh(
@@ -355,11 +421,15 @@ def run_refresh(
         claim_run_lease(home, run_id, instance, wait=max(wait - (time.monotonic() - started), 0))
         resources = default_resources(home, mode, accept_drift, workers)
         try:
-            results = _execute(job, instance, run_id, workers, resources, log_level, progress)
+            results, reused = _execute(
+                job, instance, run_id, workers, resources, log_level, progress
+            )
         finally:
             release_run_lease(home, run_id)
     success = all(result.success for result in results)
     outcome = RefreshOutcome(success=success, recovered_runs=recovered)
+    if reused is not None:  # nothing new: the sources' steps ran, the matrix's were not needed
+        outcome.version, outcome.published, outcome.reused = reused, False, reused
     failures: dict[str, list[str]] = {}  # root cause -> the steps it failed, in run order
     for event in (event for result in results for event in result.all_events):
         if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
@@ -402,6 +472,7 @@ def run_refresh(
                 outcome.version = str(meta["version"])
                 outcome.published = bool(meta["published"])
                 outcome.reproduced = bool(meta.get("reproduced", False))
+                outcome.reused = str(meta.get("reused_snapshot") or "") or None
     outcome.failed_steps = [f"{', '.join(steps)}: {cause}" for cause, steps in failures.items()]
     outcome.success = success and outcome.version is not None and not outcome.failed_checks
     return judge_sources(outcome, fail_on_stale)

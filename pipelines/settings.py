@@ -18,6 +18,8 @@ from pipelines.stages.quality import DRIFT_CHECKS, GuardThresholds
 T = TypeVar("T", int, float)
 D = TypeVar("D", bound=Any)
 
+PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # a shared store to push to, e.g. s3://bucket/prefix
+
 
 def _number(name: str, default: T) -> T:
     """The environment variable `name` read as the type of `default` (unset or empty: default).

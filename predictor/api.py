@@ -22,6 +22,7 @@ import polars as pl
 from predictor.dense import dense_matrix
 from predictor.families import model_family
 from predictor.fitted_state import restore_state
+from predictor.fraction_scores import beside_percent_messages, split_fractions
 from predictor.methods.base import NotSupportedError
 from predictor.methods.common import check_level
 from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
@@ -328,13 +329,14 @@ class BenchPress:
         return row
 
     def _warn_if_fractions(self, row: np.ndarray) -> None:
-        """Scores are percent (0-100). Every percent score at most 1 (gpqa_diamond=0.8) is
-        almost surely a fraction: the answer would be for a near-zero model, silently."""
+        """Scores are percent (0-100); percent scores that look like fractions warn
+        (`predictor.fraction_scores`): all of them at once, or each one beside percent ones."""
         given = [
-            (self.fit_benchmarks_[c], row[c])
+            (self.fit_benchmarks_[c], float(row[c]))
             for c in np.flatnonzero(np.isfinite(row) & self._percent)
         ]
-        if given and all(v <= 1.0 for _, v in given) and any(v > 0.0 for _, v in given):
+        small, percent = split_fractions(given)
+        if small and not percent:
             shown = ", ".join(f"{name}={v:g}" for name, v in given[:3])
             warnings.warn(
                 f"every percent score given is at most 1 ({shown}): scores are percentages "
@@ -342,6 +344,8 @@ class BenchPress:
                 FractionScoresWarning,
                 stacklevel=4,
             )
+        for message in beside_percent_messages(small, percent):
+            warnings.warn(message, FractionScoresWarning, stacklevel=4)
 
     def read_results(
         self,
@@ -364,9 +368,11 @@ class BenchPress:
 
     def on_snapshot(self, frame: pl.DataFrame) -> pl.DataFrame:
         """A results frame (from `predictor.results.read_results`) on this snapshot's ids:
-        names resolved, `not_fitted` rows marked, every usable score in its range."""
+        names resolved, `not_fitted` rows marked, a tidy file's fractions on percent
+        benchmarks converted (with a warning), every usable score in its range."""
+        percent = {b for b, scale in self._scale.items() if scale == "percent"}
         return on_snapshot(
-            frame, self.resolve_benchmark, self._column, self._fit_ranges, self.version
+            frame, self.resolve_benchmark, self._column, self._fit_ranges, self.version, percent
         )
 
     @cached_property

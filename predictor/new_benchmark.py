@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from predictor.fraction_scores import beside_percent_messages, split_fractions
 from predictor.methods.base import Completer, Placement
 from predictor.methods.common import check_level, student_t_cdf, student_t_quantile
 from predictor.reference_names import resolve_reference
@@ -668,9 +669,12 @@ def _model(bp: Any, name: str) -> Any:
 
 
 def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
-    """Percent scores that are all at most 1 are almost surely fractions (0.61 for 61%)."""
-    values = list(known.values())
-    if scale == "percent" and all(v <= 1.0 for v in values) and any(v > 0.0 for v in values):
+    """Percent scores that look like fractions (0.61 for 61%) warn
+    (`predictor.fraction_scores`): all of them at once, or each one beside percent ones."""
+    if scale != "percent":
+        return
+    small, percent = split_fractions(list(known.items()))
+    if small and not percent:
         shown = ", ".join(f"{m}={v:g}" for m, v in list(known.items())[:3])
         warnings.warn(
             f"every score given is at most 1 ({shown}): percent scores are percentages "
@@ -678,6 +682,8 @@ def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
             FractionScoresWarning,
             stacklevel=4,
         )
+    for message in beside_percent_messages(small, percent):
+        warnings.warn(message, FractionScoresWarning, stacklevel=4)
 
 
 def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement, tuple[str, ...]]:

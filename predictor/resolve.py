@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import cached_property
 
 import polars as pl
 
@@ -52,6 +53,8 @@ class AmbiguousNameError(UnknownNameError):
 # (`o3-high`); "medium" only after "@": as a last word it is usually a size (mistral-medium).
 SETTING_WORDS = ("low", "medium", "high", "xhigh", "minimal", "thinking", "nothinking", "auto")
 SUFFIX_WORDS = ("low", "high", "xhigh", "minimal")
+MIN_CONTAINED = 4  # a shorter name is inside too many ids to suggest those holding it
+_NOT_FOLDED = re.compile(r"[^a-z0-9.+]+")
 
 
 def settings_index(ids: Iterable[str]) -> dict[str, list[str]]:
@@ -74,7 +77,7 @@ def fold(name: str) -> str:
 
     '+' is kept, it names another suite or model (`MBPP+`, `Command R+`); '@' only separates
     a setting (`o1@medium` is "o1 (medium)"), and a clash it hides is reported as ambiguous."""
-    return re.sub(r"[^a-z0-9.+]+", "", name.lower())
+    return _NOT_FOLDED.sub("", name.lower())
 
 
 def display_names(table: pl.DataFrame, id_column: str) -> dict[str, str]:
@@ -114,17 +117,32 @@ class NameResolver:
     ):
         self.kind = kind
         self.ids = set(ids)
-        own = [(i, i) for i in ids]
-        shown = [(n, i) for i, n in (display_names or {}).items() if i in self.ids]
-        pairs = aliases.filter(pl.col("kind") == kind).select("name", "id").unique()
-        spelt = list(pairs.iter_rows())
-        self.lookups = [
+        self._own = [(i, i) for i in ids]
+        self._shown = [(n, i) for i, n in (display_names or {}).items() if i in self.ids]
+        self._aliases = aliases
+
+    # The indexes below are built on the first name that is not an id: `predict --scores
+    # gpqa_diamond=80` resolves ids only and never pays for folding thousands of model names.
+    @cached_property
+    def _spelt(self) -> list[tuple[str, str]]:
+        pairs = self._aliases.filter(pl.col("kind") == self.kind).select("name", "id").unique()
+        return list(pairs.iter_rows())
+
+    @cached_property
+    def lookups(self) -> list[tuple[Callable[[str], str], dict[str, set[str]]]]:
+        return [
             (key, _index(names, key))
             for key in (_as_written, str.casefold, fold)
-            for names in (own, spelt, shown)
+            for names in (self._own, self._spelt, self._shown)
         ]
-        self.folded = _index([*own, *shown, *spelt], fold)
-        self._settings = settings_index(ids)
+
+    @cached_property
+    def folded(self) -> dict[str, set[str]]:
+        return _index([*self._own, *self._shown, *self._spelt], fold)
+
+    @cached_property
+    def _settings(self) -> dict[str, list[str]]:
+        return settings_index(self.ids)
 
     def __call__(self, name: str) -> str:
         if not isinstance(name, str) or not name.strip():
@@ -149,9 +167,26 @@ class NameResolver:
         raise UnknownNameError(self.kind, name, close)
 
     def _close(self, name: str) -> list[str]:
-        """Up to 5 ids close to `name`, for the error message."""
+        """Up to 5 ids close to `name`, for the error message: ids that start with or contain
+        it first (`swe_bench` -> `swe_bench_verified`, which spelling distance ranks below
+        `wild_bench`), then the closest spellings."""
         close = difflib.get_close_matches(name, sorted(self.ids), n=5, cutoff=0.5)
         if not close:
             close = difflib.get_close_matches(fold(name), sorted(self.folded), n=5, cutoff=0.5)
             close = sorted({t for c in close for t in self.folded[c]})
-        return close
+        return list(dict.fromkeys([*self._containing(name), *close]))[:5]
+
+    def _containing(self, name: str) -> list[str]:
+        """Ids whose folded spelling (id, alias or display name) starts with or contains the
+        folded `name`: those starting with it first, shortest first; none for names shorter
+        than `MIN_CONTAINED` (`o` is in half the ids)."""
+        key = fold(name)
+        if len(key) < MIN_CONTAINED:
+            return []
+        found: dict[str, tuple[bool, int, str]] = {}
+        for spelt, targets in self.folded.items():
+            if key in spelt and spelt != key:
+                for target in targets:
+                    rank = (not spelt.startswith(key), len(target), target)
+                    found[target] = min(found.get(target, rank), rank)
+        return sorted(found, key=found.__getitem__)

@@ -21,7 +21,6 @@ import stat
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,79 +40,29 @@ from predictor.snapshot_layout import (
     table_file,
 )
 
+# versions' spelling and a store's listing live apart, without Polars (`benchpress --version`);
+# imported here too, where their users have always found them
+from predictor.snapshot_versions import (
+    VERSION_PATTERN,  # noqa: F401 (re-exported)
+    SnapshotError,
+    canonical_spelling,  # noqa: F401 (re-exported)
+    check_misspelled_version,  # noqa: F401 (re-exported)
+    check_version,
+    is_version,
+    list_versions,
+    version_key,
+)
+
 MAX_FILE_BYTES = 512 * 1024 * 1024  # one data file; the bundled snapshot's largest is ~2 MB
 MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_INDEX_BYTES = 8 * 1024 * 1024
 MAX_DIGEST_BYTES = 1024
-# One spelling per version: YYYY.MM.DD.N in ASCII digits, month and day in two digits, N
-# without leading zeros (what `warehouse.snapshots.next_version` writes). `[0-9]`, not `\d`:
-# `\d` also matches other scripts' digits (٢٠٢٦), which would name a second folder.
-VERSION_PATTERN = re.compile(
-    r"([0-9]{4})\.(0[1-9]|1[0-2])\.(0[1-9]|[12][0-9]|3[01])\.([1-9][0-9]{0,5})"
-)
-_LOOSE_VERSION = re.compile(r"(\d{4})\.(\d{1,2})\.(\d{1,2})\.(\d{1,6})")  # for the hint only
 DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-class SnapshotError(RuntimeError):
-    """A snapshot is missing, malformed or does not match its recorded hashes."""
-
-
 class BrokenSnapshotWarning(UserWarning):
     """A version was passed over (e.g. resolving "latest") because its manifest is broken."""
-
-
-# ------------------------------------------------------------------------------- versions
-def is_version(text: object) -> bool:
-    """True for a version in its one canonical spelling (and a real calendar day)."""
-    match = VERSION_PATTERN.fullmatch(text) if isinstance(text, str) else None
-    if match is None:
-        return False
-    year, month, day = (int(part) for part in match.groups()[:3])
-    try:
-        date(year, month, day)
-    except ValueError:
-        return False
-    return True
-
-
-def canonical_spelling(text: str) -> str | None:
-    """The canonical spelling of a version written another way (`٢٠٢٦.11.30.2`,
-    `2026.11.30.02`, `2026.1.5.1`), or None when `text` is no version at all."""
-    match = _LOOSE_VERSION.fullmatch(text)
-    if match is None:
-        return None
-    year, month, day, number = (int(part) for part in match.groups())
-    spelled = f"{year:04d}.{month:02d}.{day:02d}.{number}"
-    return spelled if is_version(spelled) else None
-
-
-def check_version(version: object) -> str:
-    """`version` if it is one, in its canonical spelling; checked before it is used in any
-    path, key or URL (no traversal, no second spelling of one version)."""
-    if is_version(version):
-        return str(version)
-    spelled = canonical_spelling(version) if isinstance(version, str) else None
-    if spelled is not None:
-        raise SnapshotError(
-            f"not a snapshot version: {version!r} (the canonical spelling is {spelled})"
-        )
-    raise SnapshotError(f"not a snapshot version: {version!r} (expected e.g. 2026.11.30.1)")
-
-
-def check_misspelled_version(text: object) -> None:
-    """Raise `check_version`'s SnapshotError (naming the canonical spelling) when `text` is a
-    version written another way; anything else passes (it is checked where it is used)."""
-    if isinstance(text, str) and not is_version(text) and canonical_spelling(text) is not None:
-        check_version(text)
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    check_version(version)
-    match = VERSION_PATTERN.fullmatch(version)
-    assert match is not None  # checked just above
-    return tuple(int(part) for part in match.groups())
 
 
 # -------------------------------------------------------------------------------- digests
@@ -362,18 +311,6 @@ def strict_json(data: bytes, failure: str) -> Any:
 
 
 # ------------------------------------------------------------------------- store listing
-def list_versions(store: Path) -> list[str]:
-    """Published versions in a store, oldest first (directories with a manifest only)."""
-    if not store.is_dir():
-        return []
-    found = [
-        entry.name
-        for entry in store.iterdir()
-        if is_version(entry.name) and (entry / MANIFEST).is_file()
-    ]
-    return sorted(found, key=version_key)
-
-
 def default_stores() -> list[Path]:
     """Where `load` looks: the local store under BENCHPRESS_HOME, then the bundled one."""
     return [snapshot_store_dir(), bundled_snapshot_dir()]

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+from predictor.extras import MissingExtraError
 from predictor.paths import benchpress_home
 from predictor.snapshot_layout import DIGEST_FILE, FORMAT_VERSION, INDEX, MANIFEST
 from predictor.snapshots import (
@@ -644,6 +645,11 @@ class HttpStore(RemoteStore):
 
 
 # -------------------------------------------------------------------------------------------- s3
+class StoreExtraMissing(SnapshotError, MissingExtraError):
+    """The store's extra is not installed: a SnapshotError to the code that reads stores, a
+    missing extra to the CLI (one line, exit 2)."""
+
+
 class S3Store(RemoteStore):
     """`s3://bucket/prefix` through obstore (optional extra `s3`). Credentials, region and a
     custom endpoint (`AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, e.g. MinIO) come from the
@@ -656,7 +662,7 @@ class S3Store(RemoteStore):
             import obstore  # deferred: the optional `s3` dependency, said if missing
             from obstore.store import S3Store as ObstoreS3  # deferred: as obstore
         except ImportError:
-            raise SnapshotError(
+            raise StoreExtraMissing(
                 "s3:// snapshot stores need the optional dependency obstore: "
                 "pip install 'benchpress-llm[s3]'"
             ) from None

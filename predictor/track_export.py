@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from predictor import extras
+
 EXPERIMENT = "benchpress"  # the MLflow experiment the runs go to
 RUN_TAG = "benchpress.run"  # the tracked run's name: a re-track finds its MLflow run by it
 SNAPSHOT_TAG = "benchpress.snapshot"  # VERSION@sha256:HEX of the snapshot that predicted
@@ -47,8 +49,8 @@ MLFLOW_DEFAULTS = {
 MLFLOW_FORCED = {"MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
 
 
-class MissingExtraError(ValueError):
-    """The tracker's package is not installed (a ValueError: the CLI prints it as one line)."""
+class MissingExtraError(extras.MissingExtraError):
+    """The tracker's package is not installed (the CLI prints it as one line, exit 2)."""
 
 
 class ExportError(RuntimeError):

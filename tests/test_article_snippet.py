@@ -112,11 +112,22 @@ def test_the_comparisons_say_which_ids_they_used(ran) -> None:
         f"highest reasoning effort), from snapshot {catalogue}",
         "  reference gpt-5-5 = gpt-5.5 (version dots: gpt-5.5)",
     ]
-    assert summary[3].startswith("  mmlu_pro: predicted 54.4 [")
-    versus = sorted(line.split(" (")[0] for line in summary[4:6])  # best reference first
+    assert summary[3] == (
+        "  mixed snapshots: new model is predicted in snapshot microsoft/benchpress-v1, but "
+        f"claude-fable-5@xhigh is not in it: its scores come from snapshot {catalogue} "
+        "(another matrix and fit); compare with care"
+    )
+    assert summary[4].startswith("  mmlu_pro: predicted 54.4 [")
+    versus = sorted(line.split(" (")[0] for line in summary[5:7])  # best reference first
+    assert summary[5].endswith(f"  (snapshot {catalogue})")  # its scores: another snapshot
     assert versus == ["      vs claude-fable-5@xhigh", "      vs gpt-5.5"]
     frame = known.to_frame()
     assert sorted(set(frame["reference_model"])) == ["claude-fable-5@xhigh", "gpt-5.5"]
+    assert set(frame.select("reference_model", "reference_snapshot").iter_rows()) == {
+        ("claude-fable-5@xhigh", catalogue),
+        ("gpt-5.5", "microsoft/benchpress-v1"),
+    }
+    assert str(known) == repr(known) == known.summary()  # print(comparison) shows it
     assert frame["benchmark"].unique(maintain_order=True).to_list() == [
         "mmlu_pro",
         "gpqa_diamond",

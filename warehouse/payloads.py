@@ -125,6 +125,15 @@ def last_good_fetch(con: duckdb.DuckDBPyConnection, source: str) -> list[int] | 
     return list(row[0]) if row else None
 
 
+def latest_fetch_outcomes(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """source -> the outcome of its newest fetch attempt (new | unchanged | failed)."""
+    rows = con.execute(
+        "SELECT source, outcome FROM fetch_log QUALIFY row_number() OVER"
+        " (PARTITION BY source ORDER BY started_at DESC, fetch_id DESC) = 1"
+    ).fetchall()
+    return dict(rows)
+
+
 def payloads_by_id(
     con: duckdb.DuckDBPyConnection, payload_ids: list[int]
 ) -> list[tuple[int, str, str, datetime, bytes]]:
@@ -135,3 +144,16 @@ def payloads_by_id(
         [payload_ids],
     ).fetchall()
     return [(int(r[0]), r[1], r[2], r[3], bytes(r[4])) for r in rows]
+
+
+def payload_digests(
+    con: duckdb.DuckDBPyConnection, payload_ids: list[int]
+) -> list[tuple[int, str, str, datetime]]:
+    """(payload_id, url, sha256, fetched_at) for the given ids, ordered by URL: what names a
+    payload set without reading its bytes (a parse of the same bytes is reused)."""
+    rows = con.execute(
+        "SELECT payload_id, url, sha256, fetched_at FROM raw_payloads"
+        " WHERE list_contains(?, payload_id) ORDER BY url",
+        [payload_ids],
+    ).fetchall()
+    return [(int(r[0]), r[1], r[2], r[3]) for r in rows]

@@ -65,6 +65,49 @@ def stage(tables: SnapshotTables, staging_root: Path, facts: dict[str, Any]) -> 
     return digest, target
 
 
+# what a staged (draft) manifest holds besides its files: `stage` and `restage` write these
+DRAFT_FACTS = ("counts", "fit_params", "quality")
+
+
+def latest_built_from(store: Path, identity: str) -> str | None:
+    """The newest version published in `store` when it was built from the inputs `identity`
+    (what `publish` would find unchanged); None otherwise, or when the store is empty."""
+    versions = list_versions(store) if store.is_dir() else []
+    if not versions:
+        return None
+    try:
+        same = snapshot_identity(store / versions[-1]) == identity
+    except SnapshotError:  # an unreadable latest: build afresh, `publish` says what is wrong
+        return None
+    return versions[-1] if same else None
+
+
+def restage(version_dir: Path, staging_root: Path) -> tuple[str, Path]:
+    """Stage a published snapshot again, its files as published under a draft manifest (no
+    version): what a run whose inputs equal that snapshot's stages instead of refitting, so the
+    publish gate judges and `publish` finds exactly that content. Returns (content hash, path)."""
+    manifest = verify(version_dir)
+    digest = str(manifest["content_hash"])
+    target = staging_root / digest
+    if target.is_dir():
+        with contextlib.suppress(SnapshotError):
+            verify(target)
+            return digest, target
+        shutil.rmtree(target)  # a damaged earlier staging of this content: stage it anew
+    staging_root.mkdir(parents=True, exist_ok=True)
+    scratch = staging_root / f".tmp-{os.getpid()}-{datetime.now(UTC).timestamp():.0f}"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir()
+    for name in listed_files(manifest, version_dir):
+        shutil.copyfile(version_dir / name, scratch / name)
+    facts = {name: manifest[name] for name in DRAFT_FACTS if name in manifest}
+    write_manifest(scratch, draft_manifest(manifest["files"], digest, facts))
+    verify(scratch)
+    os.replace(scratch, target)
+    return digest, target
+
+
 def _identities_elsewhere(stores: Sequence[Path]) -> dict[str, tuple[str, Path]]:
     """version -> (input identity, folder) in the other stores a consumer loads from
     (unreadable: such a name still counts as taken, with an empty identity)."""

@@ -8,21 +8,30 @@ from pipelines.assets.matrix import score_matrix
 from pipelines.crash_hook import crash_point
 from pipelines.identity.registry import load_registry
 from pipelines.resources import DUCKDB_POOL, PublishGateResource, WarehouseResource
-from pipelines.settings import DRIFT_CHECKS, fit_params, guard_thresholds, parse_accepted
+from pipelines.settings import (
+    DRIFT_CHECKS,
+    PUBLISH_URI_ENV,
+    fit_params,
+    guard_thresholds,
+    parse_accepted,
+)
 from pipelines.stages.figures import (
     add_guard_figures,
     fit_figures_and_plots,
     staged_drift,
     suspicious_summary,
 )
-from pipelines.stages.fit import fit_matrix
+from pipelines.stages.fit import FitParams, fit_matrix
 from pipelines.stages.snapshot import (
     accepted_checks,
     gate_problems,
+    planned_identity,
+    same_inputs_drift,
     snapshot_tables,
     stage_snapshot,
 )
-from predictor.snapshots import SnapshotError
+from pipelines.stages.unchanged import matrix_inputs_key
+from predictor.snapshots import SnapshotError, list_versions, read_manifest, snapshot_identity
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import (
@@ -30,16 +39,17 @@ from warehouse.snapshots import (
     StagedRun,
     check_records,
     current_parse_rows,
+    latest_built_from,
     latest_staging,
     publish,
     published_parses,
     record_publish,
     record_staging,
+    restage,
     staged_by,
 )
 from warehouse.status import source_status
 
-PUBLISH_URI_ENV = "BENCHPRESS_PUBLISH_URI"  # e.g. s3://bucket/benchpress/snapshots
 PARENT_RUN_TAG = "dagster/parent_run_id"  # set by Dagster on a re-execution
 
 
@@ -99,7 +109,9 @@ def staged_for_run(
     "factorisation, predictor.methods.bayesian), staged as the snapshot it would publish "
     "(keyed by content hash and recorded with the run that staged it), with structure, error "
     "and drift figures against the last published snapshot, including cells that jumped and "
-    "sources that lost rows.",
+    "sources that lost rows. When the matrix's inputs (data files, fit parameters, method) "
+    "are those of the last published snapshot, that snapshot is staged again instead of "
+    "refitting (the fit is deterministic); the metadata says `reused_snapshot`.",
 )
 def factorization(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource
@@ -112,6 +124,13 @@ def factorization(
         conflicts = read_table(con, "matrix_conflicts")
         normalized = read_table(con, "normalized_scores")
         parses_now, parses_then = current_parse_rows(con), published_parses(con)
+    if list_versions(warehouse.store_dir):  # something published: maybe from these inputs
+        identity = planned_identity(
+            normalized, cells, conflicts, registry, params, warehouse.staging_dir
+        )
+        reused = latest_built_from(warehouse.store_dir, identity) if identity else None
+        if reused is not None:
+            return reuse_published(context, warehouse, reused, identity or "", params)
     fit = fit_matrix(cells, scale_of, params)
     figures, plots = fit_figures_and_plots(fit, params)
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
@@ -137,6 +156,8 @@ def factorization(
         metadata={
             "content_hash": digest,
             "run_id": context.run.run_id,
+            "reused_snapshot": "",
+            "input_identity": snapshot_identity(path),
             **scalar,
             "singular_values": dg.MetadataValue.json(figures["singular_values"]),
             "fold_in_factor90_by_known": dg.MetadataValue.json(
@@ -146,6 +167,41 @@ def factorization(
             "drift": dg.MetadataValue.json(drift or {"against": None}),
             **{name: dg.MetadataValue.md(markdown) for name, markdown in plots.items()},
             "suspicious_scores": dg.MetadataValue.md(suspicious_table),
+        }
+    )
+
+
+def reuse_published(
+    context: dg.AssetExecutionContext,
+    warehouse: WarehouseResource,
+    version: str,
+    identity: str,
+    params: FitParams,
+) -> dg.MaterializeResult:
+    """Stage published `version` again for this run (its inputs are this matrix's): no refit,
+    no drift figures; the checks judge its recorded figures and `publish` finds it unchanged."""
+    digest, path = restage(warehouse.store_dir / version, warehouse.staging_dir)
+    figures = read_manifest(path).get("quality") or {}
+    drift = same_inputs_drift(version)
+    with warehouse.connect() as con:
+        record_staging(con, context.run.run_id, digest, path.name, figures, drift)
+    crash_point("factorization")
+    context.log.info(f"nothing new: reused snapshot {version}, built from the same inputs")
+    scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
+    return dg.MaterializeResult(
+        metadata={
+            "content_hash": digest,
+            "run_id": context.run.run_id,
+            "reused_snapshot": version,
+            "input_identity": identity,
+            "reused": dg.MetadataValue.md(
+                f"Not refitted: the matrix's inputs (data files, fit parameters, method) are "
+                f"those of published snapshot `{version}`, so the deterministic fit would give "
+                "it again. Its content and recorded figures are staged for this run's checks."
+            ),
+            **scalar,
+            "fit_params": dg.MetadataValue.json(vars(params)),
+            "drift": dg.MetadataValue.json(drift),
         }
     )
 
@@ -194,11 +250,13 @@ def published_snapshot(
         "accepted_drift": sorted(accepted),
         "staged_by_run": staged.run_id,
     }
+    reused = str(staged.drift["against"]) if (staged.drift or {}).get("same_inputs") else ""
     result = publish(
         warehouse.staging_dir / staged.content_hash, warehouse.store_dir, extra_manifest=extra
     )
     with warehouse.connect() as con:
         record_publish(con, context.run.run_id, result, current_parse_rows(con))
+        inputs_key = matrix_inputs_key(con)  # a rerun with the same key reuses this version
     crash_point("published_snapshot")
     remote: dict[str, str] = {}
     uri = os.environ.get(PUBLISH_URI_ENV, "").strip()
@@ -220,6 +278,8 @@ def published_snapshot(
             "version": result.version,
             "published": result.published,
             "reproduced": result.reproduced,
+            "reused_snapshot": reused if not result.published else "",
+            "matrix_inputs": inputs_key,
             "content_hash": result.content_hash,
             "parent": result.parent or "",
             "path": str(result.path),

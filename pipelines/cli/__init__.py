@@ -1,26 +1,16 @@
 """Pipeline commands for `benchpress`: `refresh`, `sources`, `warehouse` (entry point
 `benchpress.commands`). Declared here by name and help line; each command's module
 (`refresh`, `sources`, `warehouse`) is imported only when the command is parsed, so
-`benchpress --help` loads neither Dagster nor DuckDB. Options and output: `predictor.cli.options`
-and `predictor.cli.output`.
+`benchpress --help` loads neither Dagster nor DuckDB. Without the `pipeline` extra they are
+listed all the same, and choosing one says in one line to install it. Options and output:
+`predictor.cli.options` and `predictor.cli.output`.
 """
 
 from __future__ import annotations
 
 import argparse
-from importlib.util import find_spec
 
 from predictor.cli.options import Command, add_commands
-
-# what the pipeline's commands need beyond the predictor (the `pipeline` extra): without it, a
-# predictor-only install lists none of them (`benchpress` skips a register that fails to import)
-for _module in ("requests", "yaml"):
-    if find_spec(_module) is None:
-        raise ImportError(
-            f"the pipeline commands need the `pipeline` extra ({_module} is missing): "
-            "pip install 'benchpress-llm[pipeline]'",
-            name=_module,
-        )
 
 COMMANDS = (
     Command(

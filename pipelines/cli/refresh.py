@@ -85,6 +85,11 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if outcome.reused:
+        print(
+            f"nothing new: reused snapshot {outcome.reused}, built from the same inputs "
+            "(not refitted)"
+        )
     state = "published" if outcome.published else "unchanged (identical content), latest is"
     same = " (the bundled snapshot's content, unchanged: this run had its inputs)"
     print(f"snapshot {state} {outcome.version}{same if outcome.reproduced else ''}")

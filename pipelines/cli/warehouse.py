@@ -50,7 +50,7 @@ STATS_COLUMNS = {  # table heading -> the source's figure
     "rows": "rows",
     "models": "models",
     "benchmarks": "benchmarks",
-    "resolved": "resolution_rate",
+    "rows placed": "resolution_rate",  # share of ALL rows, excluded and rejected ones too
     "unresolved models": "unresolved_model_names",
     "unresolved benchmarks": "unresolved_benchmark_names",
     "data fetched": "data_fetched_at",
@@ -67,6 +67,27 @@ def _figure(value: object, key: str) -> object:
     return f"{value:,}" if isinstance(value, int) else value
 
 
+PLACED_LEGEND = (
+    "rows placed = the share of a source's rows that became matrix cells; the others were "
+    "excluded (humans, agent systems, ensembles), rejected, or unresolved (their distinct "
+    "names are the unresolved columns)"
+)
+
+
+def _kept_out(facts: dict[str, Any]) -> str | None:
+    """Why a source's rows were not placed, by kind; None when every row was."""
+    counts = {
+        "excluded (humans, agent systems, ensembles)": facts.get("excluded_rows") or 0,
+        "rejected": facts.get("rejected_rows") or 0,
+        "unresolved": facts.get("unresolved_rows") or 0,
+    }
+    total = sum(counts.values())
+    if not total:
+        return None
+    parts = ", ".join(f"{n:,} {kind}" for kind, n in counts.items() if n)
+    return f"{total:,} rows not placed: {parts}"
+
+
 def print_stats(stats: dict[str, Any]) -> None:
     """A table of the sources, why a stale one is stale, then the matrix in one sentence."""
     rows = [
@@ -74,6 +95,10 @@ def print_stats(stats: dict[str, Any]) -> None:
         for s, f in stats["sources"].items()
     ]
     print_table(rows, list(STATS_COLUMNS))
+    print(PLACED_LEGEND)
+    for source, facts in stats["sources"].items():
+        if (kept_out := _kept_out(facts)) is not None:
+            print(f"{source}: {kept_out}")
     for source, facts in stats["sources"].items():
         if facts.get("error"):
             print(f"{source} is stale since {facts['error_at']}: {facts['error']}")

@@ -13,9 +13,14 @@ from pipelines.stages.side_information import fit_side_information
 from pipelines.transforms.matrix import select_for_fit
 from predictor.dense import dense_matrix
 from predictor.fitting import fit_calibrated
+from predictor.methods import als, bayesian_state
 from predictor.methods.base import Completer
 from predictor.methods.registry import DEFAULT_METHOD, make_completer
 from predictor.side_information import SideInformation
+
+# The state version each method's fit records (its `to_state`), so the label a fit will carry
+# (`predictor.snapshots.fitted_method`) is known before fitting, for `planned_identity`.
+STATE_VERSIONS = {"bayes": bayesian_state.STATE_VERSION, "als": als.STATE_VERSION}
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,13 @@ class FitParams:
             n_samples=self.n_samples,
             random_state=self.random_state,
         )
+
+
+def method_label(method: str = DEFAULT_METHOD) -> str | None:
+    """`method@state_version` that a fit of `method` records; None when its state version is
+    not listed here (such a fit is then never reused: its inputs cannot be named in advance)."""
+    version = STATE_VERSIONS.get(method)
+    return None if version is None else f"{method}@{version}"
 
 
 @dataclass

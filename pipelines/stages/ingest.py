@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -98,3 +99,21 @@ def ingest_source(
         summary.outcome = "new" if summary.new_payloads else "unchanged"
         log_fetch(con, source.id, started, summary.outcome, summary.payload_ids)
     return summary
+
+
+def nothing_fetched(outcomes: Mapping[str, str], sources: Iterable[str]) -> str | None:
+    """Why nothing may be published when the newest fetch of every source failed (or never
+    happened): a snapshot of nothing but old data, the network or the mirror down. None when
+    at least one source was fetched, changed or not (`outcomes`: source -> its newest fetch's
+    outcome, `warehouse.payloads.latest_fetch_outcomes`)."""
+    names = sorted(sources)
+    fetched = [s for s in names if outcomes.get(s) in ("new", "unchanged")]
+    if fetched or not names:
+        return None
+    failed = [s for s in names if outcomes.get(s) == "failed"]
+    never = len(names) - len(failed)
+    return (
+        f"no source could be fetched: the newest fetch of each of the {len(names)} sources "
+        f"failed{f' or never ran ({never})' if never else ''}; nothing is published from old "
+        "data alone"
+    )

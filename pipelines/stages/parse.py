@@ -16,7 +16,7 @@ import polars as pl
 
 from pipelines.sources.base import Source
 from warehouse.db import Warehouse, opened
-from warehouse.payloads import last_good_fetch, payloads_by_id
+from warehouse.payloads import last_good_fetch, payload_digests, payloads_by_id
 from warehouse.scores import (
     EarlierParse,
     confirm_parse,
@@ -53,12 +53,15 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
         payload_ids = last_good_fetch(con, source.id)
         if not payload_ids:
             raise RuntimeError(f"{source.id}: nothing fetched yet; run its payload asset first")
-        payloads = payloads_by_id(con, payload_ids)
-        set_sha = payload_set_sha([sha for _, _, sha, _, _ in payloads])
+        digests = payload_digests(con, payload_ids)  # not the bytes: a reused parse needs none
+        set_sha = payload_set_sha([sha for _, _, sha, _ in digests])
         version = f"{source.id}:{PARSER_VERSION}"
         earlier = find_parse(con, source.id, set_sha, version)
-    fetched_at = max(when for _, _, _, when, _ in payloads)
-    refetched = earlier is not None and earlier.payload_ids != tuple(sorted(payload_ids))
+        refetched = earlier is not None and earlier.payload_ids != tuple(sorted(payload_ids))
+        if earlier is not None and earlier.status == "ok" and not refetched:
+            # the current parse already: an unchanged rerun reads its counts and is done
+            return ParseSummary(source.id, earlier.parse_id, True, *_parse_counts(con, earlier))
+    fetched_at = max(when for _, _, _, when in digests)
 
     def record(
         con: duckdb.DuckDBPyConnection, rows: pl.DataFrame | None, error: str | None = None
@@ -99,13 +102,11 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
     if earlier is not None:
         with opened(warehouse) as con:
             existing = made_current(con, earlier)
-            stats = con.execute(
-                "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
-                " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
-                [existing],
-            ).fetchone()
+            stats = _parse_counts(con, earlier)
         return ParseSummary(source.id, existing, True, *stats)
 
+    with opened(warehouse) as con:
+        payloads = payloads_by_id(con, payload_ids)
     try:
         frame: pl.DataFrame = source.parse({url: content for _, url, _, _, content in payloads})
     except Exception as exc:
@@ -126,3 +127,13 @@ def parse_source(warehouse: Warehouse, source: Source) -> ParseSummary:
         frame["benchmark_key"].n_unique(),
         frame.filter(pl.col("value").is_null()).height,
     )
+
+
+def _parse_counts(con: duckdb.DuckDBPyConnection, parse: EarlierParse) -> tuple[int, ...]:
+    """(rows, models, benchmarks, rejected rows) of an earlier parse."""
+    row = con.execute(
+        "SELECT count(*), count(DISTINCT model_key), count(DISTINCT benchmark_key),"
+        " count(*) FILTER (WHERE value IS NULL) FROM source_scores WHERE parse_id = ?",
+        [parse.parse_id],
+    ).fetchone()
+    return tuple(int(n) for n in row or (0, 0, 0, 0))

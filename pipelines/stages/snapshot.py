@@ -4,20 +4,25 @@ decide whether a staged snapshot may be published (the publish gate)."""
 from __future__ import annotations
 
 import re
+import tempfile
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from pipelines.identity.registry import CANONICAL_SOURCE, Registry
 from pipelines.stages.costs import run_cost_facts
-from pipelines.stages.fit import FitParams, FitResult
+from pipelines.stages.fit import FitParams, FitResult, method_label
 from pipelines.stages.quality import DRIFT_CHECKS
 from pipelines.stages.side_information import release_dates
+from pipelines.transforms.matrix import select_for_fit
 from predictor.families import model_families
 from predictor.fitted_state import export_state
-from predictor.snapshot_layout import CELL_RENAMES
+from predictor.snapshot_layout import CELL_RENAMES, FORMAT_VERSION
+from predictor.snapshot_writer import write_tables
+from predictor.snapshots import input_identity
 from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 
@@ -25,8 +30,23 @@ from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 STAGED_CHECKS = ("rank2_structure", *DRIFT_CHECKS)
 # Every blocking check of the refresh job: each must have passed (or, for a drift check, been
 # accepted) in the run that staged a snapshot before `published_snapshot` publishes it.
-GATE_CHECKS = ("identity_resolution", "matrix_sanity", *STAGED_CHECKS)
+GATE_CHECKS = ("sources_fetched", "identity_resolution", "matrix_sanity", *STAGED_CHECKS)
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+class Fitted(Protocol):
+    """Which models and benchmarks a fit covers (a `FitResult`, or a `Selection` before it)."""
+
+    model_ids: list[str]
+    benchmark_ids: list[str]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The models and benchmarks a fit of the matrix will cover, known without fitting."""
+
+    model_ids: list[str]
+    benchmark_ids: list[str]
 
 
 def _folded(text: str) -> str:
@@ -75,7 +95,7 @@ def display_names(resolved: pl.DataFrame) -> pl.DataFrame:
 def model_table(
     normalized: pl.DataFrame,
     cells: pl.DataFrame,
-    fit: FitResult,
+    fit: Fitted,
     registry: Registry | None = None,
 ) -> pl.DataFrame:
     """One row per model in the matrix: a display name and how much evidence it has; with
@@ -104,7 +124,7 @@ def model_table(
 
 
 def benchmark_table(
-    registry: Registry, cells: pl.DataFrame, fit: FitResult, run_costs: pl.DataFrame
+    registry: Registry, cells: pl.DataFrame, fit: Fitted, run_costs: pl.DataFrame
 ) -> pl.DataFrame:
     """One row per benchmark with cells: registry facts, counts, fit membership, run costs."""
     counts = cells.group_by("benchmark_id").agg(pl.len().cast(pl.Int32).alias("n_cells"))
@@ -170,6 +190,24 @@ def alias_table(normalized: pl.DataFrame) -> pl.DataFrame:
     return aliases.filter(keep).sort("kind", "name", "source", "id")
 
 
+def data_tables(
+    normalized: pl.DataFrame,
+    cells: pl.DataFrame,
+    conflicts: pl.DataFrame,
+    registry: Registry,
+    fit: Fitted,
+) -> dict[str, pl.DataFrame]:
+    """The snapshot's tables that follow from the data alone (not from the fit's numbers):
+    what its input identity is computed from."""
+    return {
+        "cells": cells.rename(CELL_RENAMES).sort("model_id", "benchmark_id"),
+        "models": model_table(normalized, cells, fit, registry),
+        "benchmarks": benchmark_table(registry, cells, fit, run_cost_facts(normalized)),
+        "aliases": alias_table(normalized),
+        "conflicts": conflicts,
+    }
+
+
 def snapshot_tables(
     normalized: pl.DataFrame,
     cells: pl.DataFrame,
@@ -183,16 +221,48 @@ def snapshot_tables(
         "state": export_state(fit.completer),
     }
     return SnapshotTables(
-        cells=cells.rename(CELL_RENAMES).sort("model_id", "benchmark_id"),
-        models=model_table(normalized, cells, fit, registry),
-        benchmarks=benchmark_table(registry, cells, fit, run_cost_facts(normalized)),
-        aliases=alias_table(normalized),
-        conflicts=conflicts,
+        **data_tables(normalized, cells, conflicts, registry, fit),
         fit=fit_doc,
         residuals=residual_table(
             fit.values, fit.model_ids, fit.benchmark_ids, fit.completer, cells
         ),
     )
+
+
+def planned_identity(
+    normalized: pl.DataFrame,
+    cells: pl.DataFrame,
+    conflicts: pl.DataFrame,
+    registry: Registry,
+    params: FitParams,
+    scratch_root: Path,
+) -> str | None:
+    """The input identity (`predictor.snapshots.input_identity`) of the snapshot a fit of this
+    matrix would stage, computed in about a second without fitting: its data files written to a
+    scratch folder under `scratch_root` and hashed, the fit's parameters and method. Equal to a
+    published snapshot's identity, the fit would give that snapshot again (it is
+    deterministic), so the refresh reuses it. None when it cannot be named in advance."""
+    method = method_label()
+    kept = select_for_fit(cells, params.min_per_model, params.min_per_benchmark)
+    if method is None or kept.height == 0:  # an unknown method, or a fit that will fail
+        return None
+    selection = Selection(
+        sorted(kept["model_id"].unique().to_list()),
+        sorted(kept["benchmark_id"].unique().to_list()),
+    )
+    tables = data_tables(normalized, cells, conflicts, registry, selection)
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".plan-", dir=scratch_root) as scratch:
+        # no fit: an empty fit.json, which the identity leaves out like every fit product
+        hashes = write_tables(SnapshotTables(**tables, fit={}), Path(scratch))
+    manifest = {"files": hashes, "fit_params": vars(params), "format_version": FORMAT_VERSION}
+    return input_identity(manifest, method)
+
+
+def same_inputs_drift(version: str) -> dict[str, Any]:
+    """The drift record of a staging whose inputs are published `version`'s: the same inputs
+    give the same fit, so nothing can have drifted from it and the drift checks pass as such."""
+    return {"against": version, "same_inputs": True}
 
 
 def stage_snapshot(

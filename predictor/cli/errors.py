@@ -7,6 +7,7 @@ that load numpy and Polars, which `benchpress --help` does not."""
 from __future__ import annotations
 
 from predictor.cli.output import CommandError
+from predictor.extras import MissingExtraError
 from predictor.resolve import UnknownNameError
 from predictor.results.errors import ResultsError
 from predictor.runs.preflight import EndpointError
@@ -22,6 +23,7 @@ REPORTED = (CommandError, UnknownNameError, SnapshotError, EndpointError, ValueE
 # of those, the caller's input: exit 2 like argparse's own errors
 USAGE = (
     CommandError,
+    MissingExtraError,  # what to install, said in one line
     UnknownNameError,
     ProbeScoreError,
     ResultsError,

@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from predictor.api import BenchPress
@@ -112,11 +112,32 @@ def gathered_scores(
     return inputs, scores, replaced
 
 
+def benchmark_names(
+    scores: dict[str, float] | None, resolve: Callable[[str], str]
+) -> dict[str, str]:
+    """name -> id of each `--scores` name that is not its benchmark's id (`gpqa`,
+    `GPQA Diamond`), for `print_benchmark_names`."""
+    names = {}
+    for name in scores or {}:
+        benchmark = resolve(name)
+        if benchmark != name:
+            names[name] = benchmark
+    return names
+
+
+def print_benchmark_names(names: dict[str, str]) -> None:
+    """One line per benchmark name read as another id, above the answer, as reference
+    models are echoed (`reference gpt-5-5 = gpt-5.5`): `benchmark gpqa = gpqa_diamond`."""
+    for name, benchmark in names.items():
+        print(f"benchmark {printable(name)} = {benchmark}")
+
+
 @dataclass(frozen=True)
 class CommandScores:
     """What `predict` and `next` start from: the snapshot, the `--from` files' inputs (None
     without), the scores, the benchmarks whose file score `--scores` replaced, the
-    `--scores` themselves and the model's side information (`side_arguments`)."""
+    `--scores` themselves, the model's side information (`side_arguments`) and the
+    `--scores` names read as another id (`benchmark_names`)."""
 
     bp: BenchPress
     inputs: ResultInputs | None
@@ -124,6 +145,7 @@ class CommandScores:
     replaced: list[str]
     extra: dict[str, float] | None
     side: dict[str, Any]
+    names: dict[str, str] = field(default_factory=dict)
 
 
 def command_scores(args: argparse.Namespace, kind: str) -> CommandScores:
@@ -139,7 +161,8 @@ def command_scores(args: argparse.Namespace, kind: str) -> CommandScores:
     bp = BenchPress.load(args.version, store=args.store)
     inputs, scores, replaced = gathered_scores(bp, args, extra)
     side = side_arguments(args, inputs.model if inputs is not None else None)
-    return CommandScores(bp, inputs, scores, replaced, extra, side)
+    names = benchmark_names(extra, bp.resolve_benchmark)
+    return CommandScores(bp, inputs, scores, replaced, extra, side, names)
 
 
 @contextlib.contextmanager

@@ -13,7 +13,6 @@ import argparse
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, entry_points, version
 
 from predictor.cli.commands import COMMANDS
 from predictor.cli.options import Commands, add_commands, reject_empty_store
@@ -24,14 +23,19 @@ from predictor.cli.output import (
     printable,
     state_reason,
 )
+from predictor.extras import missing_extra
 from predictor.paths import benchpress_home, bundled_snapshot_dir
+from predictor.read_limits import limit_reads, limits_from_environment
 from predictor.text_safety import terminal_safe_output
 
 
 def version_text() -> str:
     """`benchpress --version`: what is installed and where its state lives."""
-    # deferred: predictor.snapshots loads Polars; only --version lists the bundled snapshot
-    from predictor.snapshots import list_versions
+    # deferred: importlib.metadata takes ~30 ms to import, which `predict` does without
+    from importlib.metadata import PackageNotFoundError, version
+
+    # deferred: only --version lists the bundled snapshot (the listing loads no Polars)
+    from predictor.snapshot_versions import list_versions
 
     try:
         installed = version("benchpress-llm")
@@ -58,9 +62,11 @@ class _Version(argparse._VersionAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-def build_parser(complete: bool = False) -> argparse.ArgumentParser:
+def build_parser(complete: bool = False, plugins: bool = True) -> argparse.ArgumentParser:
     """The `benchpress` parser. Each command's options are added when it is parsed;
-    `complete=True` adds every command's at once (for walking the whole tree, as the docs do)."""
+    `complete=True` adds every command's at once (for walking the whole tree, as the docs do).
+    `plugins=False` leaves out the `benchpress.commands` entry points (reading every installed
+    package's entry points costs `benchpress predict` tens of milliseconds it does not need)."""
     parser = argparse.ArgumentParser(
         prog="benchpress",
         formatter_class=argparse.RawDescriptionHelpFormatter,  # --version keeps its lines
@@ -73,15 +79,24 @@ def build_parser(complete: bool = False) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=Commands)
     add_commands(sub, COMMANDS)
+    if plugins:
+        add_plugin_commands(sub)
+    if complete:
+        sub.complete()
+    return parser
+
+
+def add_plugin_commands(sub: argparse._SubParsersAction) -> None:
+    """The commands other packages declare (`benchpress.commands` entry points); a package
+    whose extras are missing declares none (it raises ImportError)."""
+    from importlib.metadata import entry_points  # deferred: as in `version_text`
+
     for entry in entry_points(group="benchpress.commands"):
         try:
             register = entry.load()
         except ImportError:  # the pipeline extras are not installed: predictor-only install
             continue
         register(sub)
-    if complete:
-        sub.complete()
-    return parser
 
 
 def _print_warning(message: Warning | str, *_: object, **__: object) -> None:
@@ -95,10 +110,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+def _own_command(argv: Sequence[str]) -> bool:
+    """Whether the command line starts with one of the predictor's own commands: then no
+    other package's command can be meant, nor listed."""
+    return bool(argv) and any(argv[0] == command.name for command in COMMANDS)
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(plugins=not _own_command(argv))
+    try:
+        args = parser.parse_args(argv)
+    except ImportError as exc:  # a command's options module needs a package of an extra
+        code = _error_exit(exc, next((a for a in argv if not a.startswith("-")), "?"))
+        if code is None:
+            raise
+        return code
     reject_empty_store(parser, args)
+    try:  # results files named on the command line are read within limits
+        limit_reads(limits_from_environment())
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         with warnings.catch_warnings():  # e.g. a stale cached snapshot: one plain stderr line
             warnings.showwarning = _print_warning
@@ -110,17 +142,22 @@ def _main(argv: Sequence[str] | None) -> int:
         print("benchpress: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:
-        code = _error_exit(exc)
+        code = _error_exit(exc, args.command)
         if code is None:  # a bug: its traceback
             raise
         return code
+    finally:
+        limit_reads(None)  # a caller of `main()` in its own process is not held to them
 
 
-def _error_exit(exc: Exception) -> int | None:
+def _error_exit(exc: Exception, command: str) -> int | None:
     """Print `exc` as one error line and give the exit code, or None when it is not an error
-    `benchpress` reports (its traceback is shown)."""
+    `benchpress` reports (its traceback is shown). A package of an extra that is not installed
+    is said with the extra to install (exit 2), whichever command imported it."""
     # deferred: the error types' modules load numpy and Polars, which `benchpress --help` must not
     from predictor.cli.errors import REPORTED, USAGE, ResultsError
+
+    exc = missing_extra(exc, f"`benchpress {command}`") or exc
 
     if isinstance(exc, REPORTED):
         # a results file's names are data: escaped, so the message stays one plain line

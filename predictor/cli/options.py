@@ -81,8 +81,18 @@ class Commands(argparse._SubParsersAction):
         """Add the options of command `name` (every command when None) to its parser."""
         for key in list(self._pending) if name is None else [name]:
             arguments = self._pending.pop(key, None)
-            if arguments is not None:
-                load(arguments)(self.choices[key])
+            if arguments is None:
+                continue
+            try:
+                add_options = load(arguments)
+            except ImportError as exc:  # an extra is not installed: one line, exit 2
+                from predictor.extras import missing_extra  # noqa: PLC0415  # deferred: rare
+
+                missing = missing_extra(exc, f"`benchpress {key}`")
+                if missing is None:
+                    raise
+                self.choices[key].exit(2, f"benchpress: error: {missing}\n")
+            add_options(self.choices[key])
 
     def __call__(
         self,

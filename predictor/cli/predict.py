@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from predictor.cli.commands import PREDICT
-from predictor.cli.inputs import command_scores, fractions_checked
+from predictor.cli.inputs import command_scores, fractions_checked, print_benchmark_names
 from predictor.cli.options import (
     STORE_HELP,
     TARGETS_HELP,
@@ -63,6 +63,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     def table() -> None:
         if inputs is not None:
             print_inputs(inputs, extra, replaced)
+        print_benchmark_names(given.names)
         print(
             f"snapshot {bp.version}: {plural(len(predictions), 'benchmark')}, "
             f"{level_label(args.level)} intervals"

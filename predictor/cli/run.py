@@ -30,6 +30,7 @@ from predictor.cli.options import (
     store_uri,
 )
 from predictor.cli.output import EXIT_FAILED, CommandError, plural, print_table, printable
+from predictor.extras import require
 from predictor.runs.settings import parse_task_overrides
 from predictor.text_safety import raw_stream
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from predictor.runs.plan import RunPlan
 
 HARNESS_NAMES = {"lm-eval": "lm_eval", "inspect": "inspect"}
+HARNESS_PACKAGES = {"lm-eval": "lm_eval", "inspect": "inspect_ai"}  # what runs the probes
 
 
 @contextmanager
@@ -130,6 +132,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CommandError("--track RUN needs --step N (the checkpoint's training step)")
     if (args.mlflow or args.wandb) and not args.track:
         raise CommandError("--mlflow and --wandb log a tracked run: add --track RUN --step N")
+    if not args.dry_run:  # a plan is printed only if it can run
+        require(HARNESS_PACKAGES[args.harness], "`benchpress run`")
     harness = HARNESS_NAMES[args.harness]
     bp = BenchPress.load(args.version, store=args.store)
     own = parse_task_overrides(args.task)

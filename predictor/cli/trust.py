@@ -12,9 +12,11 @@ import shlex
 from predictor.api import BenchPress
 from predictor.cli.commands import TRUST
 from predictor.cli.inputs import (
+    benchmark_names,
     check_distinct_benchmarks,
     command_scores,
     fractions_checked,
+    print_benchmark_names,
     read_from,
 )
 from predictor.cli.options import (
@@ -56,6 +58,7 @@ from predictor.runs.settings import chat_only
 from predictor.trust import (
     compare_models,
     compare_with_known_models,
+    default_references,
     suspicious_scores,
     what_to_run_next,
 )
@@ -118,26 +121,42 @@ def cmd_compare(args: argparse.Namespace) -> int:
         twice = sorted({n for n in names if names.count(n) > 1})
         raise CommandError(f"model {', '.join(map(repr, twice))} is given twice; name each once")
 
+    read_as = {
+        n: b
+        for scores in probes[: len(parsed)]
+        for n, b in benchmark_names(scores, bp.resolve_benchmark).items()
+    }
+
     def show_inputs() -> None:
         for _, inputs in from_files:
             print_inputs(inputs)
         if from_files:
             print()
+        print_benchmark_names(read_as)
 
     inputs = [inputs_payload(i) for _, i in from_files]
     targets = target_names(args.targets)
-    if args.reference:
+    # the files of one model and nothing to rank it against: the default references
+    defaulted = not args.reference and not parsed and len(from_files) == 1
+    if args.reference or defaulted:
         if len(probes) != 1:
             raise CommandError(
                 f"--reference compares exactly one model, got {len(probes)} "
                 f"({', '.join(printable(n) for n in names)})"
             )
-        refs = name_list(args.reference, "--reference")
+        known_targets = targets or "general_assistant"
+        if defaulted:
+            # deferred: only this branch says how the default references are chosen
+            from predictor.trust.default_references import RULE as DEFAULT_RULE
+
+            refs = default_references(bp, known_targets)
+        else:
+            refs = [n for text in args.reference for n in name_list(text, "--reference")]
         result = compare_with_known_models(
             bp,
             probes[0],
             refs,
-            targets=targets or "general_assistant",
+            targets=known_targets,
             level=args.level,
             name=names[0],
             model=args.name or models[0],
@@ -146,6 +165,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
         frame = result.to_frame()
         payload = {"version": bp.version, "rows": frame_rows(frame)}
+        if defaulted:
+            payload["references"] = {"models": refs, "chosen_by": DEFAULT_RULE}
         if result.side is not None:
             payload["side"] = result.side.as_dict()
         if from_files:
@@ -153,6 +174,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         def reference_table() -> None:
             show_inputs()
+            if defaulted:
+                print(
+                    f"the files hold one model and no --reference was given: ranking "
+                    f"{printable(names[0])} among {DEFAULT_RULE} (--reference NAME,... "
+                    "chooses others)"
+                )
             print(result.summary())
             if result.side is not None:
                 print_side(result.side, side_asked(args), names[0])
@@ -220,6 +247,8 @@ def cmd_probes(args: argparse.Namespace) -> int:
         )
         columns = ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"]
         print_frame(frame, [*columns, "lm_eval_task", "inspect_task"])
+        if (short := sel.shortfall()) is not None:
+            print(short)
         print_next_steps(steps)
         if args.runnable:
             harness = [] if args.runnable == "lm-eval" else ["--harness", args.runnable]
@@ -230,6 +259,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
             print(f"  {shlex.join(command)}")
 
     payload = {"version": bp.version, **sel.as_dict(), "commands": steps.as_dict()}
+    payload.update(requested=sel.requested, stopped=sel.stopped, shortfall=sel.shortfall())
     payload["tasks"] = frame_rows(frame.select("benchmark", "lm_eval_task", "inspect_task"))
     emit(args, frame, payload=payload, table=table)
     return 0
@@ -255,6 +285,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     def table() -> None:
         if inputs is not None:
             print_inputs(inputs, extra, replaced)
+        print_benchmark_names(given.names)
         print(
             f"snapshot {bp.version}: mean {level_label(args.level)} interval width of the "
             "targets before / after running each benchmark"
@@ -319,7 +350,12 @@ def compare_arguments(compare: argparse.ArgumentParser) -> None:
         from_help=f"{FROM_HELP}; every model in them is compared",
     )
     compare.add_argument("--targets", help=TARGETS_HELP)
-    compare.add_argument("--reference", help="snapshot models to rank one --model against")
+    compare.add_argument(
+        "--reference",
+        action="append",
+        help="known models to rank one model against: NAME,NAME,... (repeatable); "
+        "private:NAME is a private model (benchpress models add)",
+    )
     add_side_options(compare)
     compare.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
     add_snapshot_options(compare)

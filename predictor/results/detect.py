@@ -7,7 +7,7 @@ from pathlib import Path, PurePath
 from predictor.results import eee, inspect_log, lm_eval, tidy
 from predictor.results.errors import ResultsError
 from predictor.results.jsonio import load_json
-from predictor.results.paths import ResultFile
+from predictor.results.paths import MAX_JSON_BYTES, ResultFile, check_json_size
 
 ZIP_MAGIC = b"PK\x03\x04"
 # the files of a HELM run folder (`benchmark_output/runs/<suite>/<run>/`)
@@ -42,6 +42,9 @@ def detect(file: ResultFile) -> tuple[str, object | None]:
         return "tidy", None
     if not file.data.strip():
         raise ResultsError(file.path, "the file is empty")
+    if len(file.data) > MAX_JSON_BYTES:  # not parsed whole: only an Inspect log may be this large
+        check_json_size(file)
+        return "inspect", None
     doc = load_json(file.data, file.path)
     for fmt, module in (
         ("lm_eval", lm_eval),

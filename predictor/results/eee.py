@@ -36,21 +36,25 @@ import math
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-
-import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING
 
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult
 from predictor.results.jsonio import refuse_repeated_keys
-from predictor.results.paths import ResultFile
+from predictor.results.paths import ResultFile, check_size
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 FORMAT = "eee"
 SCHEMA_DIR = Path(__file__).parent / "schema" / "eee"
 PUBLISHED = ("0.2.1", "0.2.2", "0.3.0")  # eval.schema.<version>.json
 DERIVED = {"0.2.0": "0.2.1"}  # version -> the published schema it is checked against, relaxed
 KNOWN_VERSIONS = ("0.2.0", *PUBLISHED)
-MAX_RESULTS = 100_000
+# results of one record: a record holds tens; each costs ~1 ms to validate and read
+# (`benchmarks/reader_limits.py`)
+MAX_RESULTS = 1_000
 MAX_VIOLATIONS = 1_000  # counted for the message; the first (most relevant) is shown
 UNKNOWN_SCORE = -1.0  # HELM's and EEE's "levels with an unknown level" marker
 TOLERANCE = 1e-9
@@ -66,13 +70,21 @@ def read(file: ResultFile, doc: object) -> list[RawResult]:
     """The rows of one record (validated first); see the module docstring for each column."""
     if not isinstance(doc, dict):
         raise ResultsError(file.path, "an Every Eval Ever record must be a JSON object")
+    check_size(file, FORMAT)
+    results = doc.get("evaluation_results")
+    if isinstance(results, list) and len(results) > MAX_RESULTS:  # before the slow validation
+        raise ResultsError(
+            file.path,
+            f"{len(results):,} results, over the {MAX_RESULTS:,} an Every Eval Ever record "
+            "may hold",
+            "evaluation_results",
+            hint="split the record into several files",
+        )
     refuse_repeated_keys(file.data, file.path)
     version = validate(file, doc)
     results = doc["evaluation_results"]
     if not results:
         raise ResultsError(file.path, "the record holds no results", "evaluation_results")
-    if len(results) > MAX_RESULTS:
-        raise ResultsError(file.path, f"more than {MAX_RESULTS:,} results", "evaluation_results")
     info = doc["model_info"]
     board = doc["evaluation_id"].split("/", 1)[0].strip() or doc["evaluation_id"]
     source = doc["source_metadata"]
@@ -120,7 +132,9 @@ def read(file: ResultFile, doc: object) -> list[RawResult]:
                 tool_version=version,
                 stderr=None
                 if stderr is None
-                else _float(file, f"{where}.score_details.uncertainty.standard_error", stderr),
+                else _stderr(
+                    file, f"{where}.score_details.uncertainty.standard_error.value", stderr
+                ),
                 n=uncertainty.get("num_samples"),
                 evaluated_at=_iso(item.get("evaluation_timestamp"))
                 or _iso(item.get("evaluation_result_timestamp"))
@@ -161,6 +175,8 @@ def validate(file: ResultFile, doc: dict) -> str:
         )
     violations = list(itertools.islice(_validator(version).iter_errors(doc), MAX_VIOLATIONS))
     if violations:
+        from jsonschema.exceptions import best_match  # deferred: as in `_validator`
+
         first = best_match(violations)
         count = len(violations)
         more = f" ({count}{'+' if count == MAX_VIOLATIONS else ''} violations in all)"
@@ -194,6 +210,8 @@ def schema(version: str) -> dict:
 
 @cache
 def _validator(version: str) -> jsonschema.Draft7Validator:
+    import jsonschema  # deferred: slow to import; only an Every Eval Ever record needs it
+
     document = schema(version)
     jsonschema.Draft7Validator.check_schema(document)
     return jsonschema.Draft7Validator(document)
@@ -252,6 +270,18 @@ def _float(file: ResultFile, field: str, value: float) -> float:
         return float(value)
     except OverflowError:
         raise ResultsError(file.path, "the number is too large", field) from None
+
+
+def _stderr(file: ResultFile, field: str, value: float) -> float:
+    """A standard error is a finite number of at least 0: anything else is a damaged record."""
+    number = _float(file, field, value)
+    if not (math.isfinite(number) and number >= 0):
+        raise ResultsError(
+            file.path,
+            f"a standard error must be a finite number of at least 0, got {value!r}",
+            field,
+        )
+    return number
 
 
 def _text(value: object) -> str | None:

@@ -30,11 +30,12 @@ from pathlib import Path
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult
 from predictor.results.jsonio import load_json
-from predictor.results.paths import ResultFile
+from predictor.results.paths import ResultFile, check_size
 
 FORMAT = "helm"
 TOOL = "helm"
 REQUIRED = ("run_spec.json", "stats.json")
+READ_FILES = (*REQUIRED, "scenario.json")  # the files of a run folder that are read
 SPLITS = ("test", "valid")  # the split scores are taken from, in order of preference
 SCORE_METRICS = (
     "exact_match",
@@ -48,7 +49,9 @@ SCORE_METRICS = (
 )
 MODEL_ARGS = ("model", "model_deployment")
 NOT_RUN = -1.0
-MAX_STATS = 1_000_000
+# stats of one stats.json: a run has hundreds to a few thousand (each metric per split and
+# perturbation); each costs ~13 us to read (`benchmarks/reader_limits.py`)
+MAX_STATS = 100_000
 
 
 def primary_file(files: dict[str, ResultFile]) -> ResultFile:
@@ -60,6 +63,9 @@ def primary_file(files: dict[str, ResultFile]) -> ResultFile:
 def read_run(files: dict[str, ResultFile]) -> list[RawResult]:
     """The rows of one run folder; `files` maps base names (`run_spec.json`, ...) to files."""
     _require(files)
+    for name in READ_FILES:
+        if name in files:
+            check_size(files[name], FORMAT)
     spec_file, stats_file = files["run_spec.json"], files["stats.json"]
     spec = load_json(spec_file.data, spec_file.path)
     if not isinstance(spec, dict):
@@ -173,7 +179,11 @@ def _stats(file: ResultFile, doc: object) -> dict[tuple[str, str], float | None]
     if not isinstance(doc, list):
         raise ResultsError(file.path, "stats.json must be a JSON list of stats")
     if len(doc) > MAX_STATS:
-        raise ResultsError(file.path, f"more than {MAX_STATS:,} stats")
+        raise ResultsError(
+            file.path,
+            f"{len(doc):,} stats, over the {MAX_STATS:,} a HELM stats.json may hold",
+            hint="is this the stats.json of one run?",
+        )
     out: dict[tuple[str, str], float | None] = {}
     for index, stat in enumerate(doc):
         where = f"[{index}]"

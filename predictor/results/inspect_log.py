@@ -36,6 +36,7 @@ from pathlib import Path
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult
 from predictor.results.paths import ResultFile
+from predictor.scratch import sweep_orphans
 
 FORMAT = "inspect"
 TOOL = "inspect_ai"
@@ -56,6 +57,11 @@ HEADER_MEMBERS = ("header.json", "reductions.json", "_journal/start.json")
 HEADER_MEMBER_PREFIXES = ("_journal/config_updates/",)
 # what those members may expand to: a header is KBs to a few MB (its results and plan; the
 # samples are other members, never read here)
+# the private copy's folder in the temp space, named with the process id, so that a reader killed
+# mid-way (kill -9) leaves a folder the next reader removes
+SCRATCH_PREFIX = "benchpress-inspect-"
+# a JSON log is handed to Inspect whole (its samples too); a .eval zip only with its header
+MAX_JSON_LOG_BYTES = 64 * 2**20
 MAX_MEMBER_BYTES = 64 * 2**20
 MAX_READ_BYTES = 256 * 2**20
 EXPANSION_HINT = "an Inspect log's header is small: this is not a log as Inspect wrote it"
@@ -131,11 +137,19 @@ def _read_header(file: ResultFile):
     members = _header_members(file) if is_zip else {}
     if is_zip:
         _check_expansion(file, members)
+    elif len(file.data) > MAX_JSON_LOG_BYTES:
+        raise ResultsError(
+            file.path,
+            f"{len(file.data):,} bytes, over the {MAX_JSON_LOG_BYTES // 2**20} MiB limit for an "
+            "Inspect JSON log (a .eval log may be larger: only its header is read)",
+            hint="convert it with: inspect log convert LOG --to eval --output-dir DIR",
+        )
     try:
         inspect_log = _inspect_log_module()
     except ResultsError as exc:
         raise ResultsError(file.path, exc.problem, hint=exc.hint) from None
-    with tempfile.TemporaryDirectory(prefix="benchpress-inspect-") as folder:
+    sweep_orphans(Path(tempfile.gettempdir()), SCRATCH_PREFIX, stale_unowned=True)
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as folder:
         copy = Path(folder) / f"log{'.eval' if is_zip else '.json'}"
         if is_zip:
             _copy_members(file, members, copy)

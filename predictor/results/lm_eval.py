@@ -19,14 +19,14 @@ of one file run on different models, and lm-eval 0.3 files (metric keys without 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult, checked_count
-from predictor.results.paths import ResultFile
+from predictor.results.jsonio import repeated_objects
+from predictor.results.paths import ResultFile, check_size
 
 FORMAT = "lm_eval"
 TOOL = "lm-evaluation-harness"
@@ -42,6 +42,9 @@ DERIVED_IFEVAL = ("strict_acc_mean", ("prompt_level_strict_acc", "inst_level_str
 # its tasks); each group is expanded once, a cycle or deeper nesting is a broken file
 MAX_GROUP_DEPTH = 32
 GROUP_HINT = "lm-eval nests a few levels; was the file edited?"
+# tasks and groups in one file: a run of a whole suite is a few thousand (lm-eval knows ~12,000
+# tasks in all); each costs ~50 us to read (`benchmarks/reader_limits.py`)
+MAX_TASKS = 20_000
 
 # metrics on 0-1 (accuracy-like); anything else (perplexity, bleu, bits_per_byte, mcc, ...)
 # is on its own scale (`value`) and is not range-checked
@@ -110,8 +113,17 @@ def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
     """The rows of one results file; `doc` is the parsed JSON (`detect` parsed it once)."""
     if not isinstance(doc, dict):
         raise ResultsError(file.path, "an lm-eval results file is a JSON object")
+    check_size(file, FORMAT)
     results = _objects(file, doc, "results")
     groups = _objects(file, doc, "groups") if doc.get("groups") is not None else {}
+    tasks = len(results) + sum(1 for g in groups if g not in results)
+    if tasks > MAX_TASKS:
+        raise ResultsError(
+            file.path,
+            f"{tasks:,} tasks and groups, over the {MAX_TASKS:,} an lm-eval results file may hold",
+            "results",
+            hint="split the run into several results files",
+        )
     _refuse_old_format(file, doc, results)
     _refuse_duplicate_tasks(file, results, groups)
     # lm-eval lists plain tasks too, with no subtasks
@@ -179,7 +191,7 @@ def _refuse_duplicate_tasks(
                         f"groups.{task}.{key}",
                         hint="was the file edited or merged from two runs? keep one run's file",
                     )
-    repeated = _repeated_keys(file.data)
+    repeated = _repeated_keys(file)
     if repeated:
         task, key, first, second = repeated[0]
         raise ResultsError(
@@ -191,12 +203,11 @@ def _refuse_duplicate_tasks(
         )
 
 
-def _repeated_keys(data: bytes) -> list[tuple[str, str, object, object]]:
+def _repeated_keys(file: ResultFile) -> list[tuple[str, str, object, object]]:
     """(task, metric key, first, second) of task entries that JSON lists twice under one
     name with different metric values (the parser keeps only the last one)."""
     found: list[tuple[str, str, object, object]] = []
-
-    def pairs(items: list[tuple[str, object]]) -> dict:
+    for items in repeated_objects(file.data, file.path):
         seen: dict[str, object] = {}
         for key, value in items:
             previous = seen.get(key)
@@ -205,12 +216,6 @@ def _repeated_keys(data: bytes) -> list[tuple[str, str, object, object]]:
                     if "," in metric and metric in previous and not _same(previous[metric], number):
                         found.append((key, metric, previous[metric], number))
             seen[key] = value
-        return seen
-
-    try:
-        json.loads(data.decode("utf-8-sig"), object_pairs_hook=pairs)
-    except (ValueError, RecursionError):  # already parsed once; cannot fail differently
-        return []
     return found
 
 
@@ -376,17 +381,24 @@ class _Context:
         return float(raw)
 
     def _stderr(self, raw: object, task: str, key: str) -> float | None:
-        """`N/A` (lm-eval skipped it, e.g. for a group) and a non-finite value are 'none'."""
+        """`N/A` (lm-eval skipped it, e.g. for a group) is 'none'. lm-eval writes `N/A` where
+        it cannot compute one, so a NaN or infinity here is a damaged file, refused."""
         if raw is None or raw == NOT_COMPUTED:
             return None
+        metric, _, filter_name = key.partition(",")
+        field = f"results.{task}.{metric}_stderr,{filter_name}"
         if isinstance(raw, bool) or not isinstance(raw, int | float):
-            metric, _, filter_name = key.partition(",")
+            raise ResultsError(
+                self.file.path, f"a standard error must be a number or 'N/A', got {raw!r}", field
+            )
+        if not (math.isfinite(raw) and raw >= 0):
             raise ResultsError(
                 self.file.path,
-                f"a standard error must be a number or 'N/A', got {raw!r}",
-                f"results.{task}.{metric}_stderr,{filter_name}",
+                f"a standard error must be a finite number of at least 0 or 'N/A', got {raw!r}",
+                field,
+                hint="was the file edited by hand? re-export it from the run",
             )
-        return float(raw) if math.isfinite(raw) else None
+        return float(raw)
 
     @staticmethod
     def _derived(values: dict[str, tuple[str, float | None, float | None]]) -> dict:

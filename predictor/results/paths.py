@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -12,7 +13,30 @@ from pathlib import Path
 
 from predictor.results.errors import ResultsError
 
-MAX_FILE_BYTES = 256 * 1024 * 1024  # an Inspect .eval log with samples can be large
+MAX_FILE_BYTES = 256 * 2**20  # any file: an Inspect log with samples can be large
+# bytes per file by format (`benchmarks/reader_limits.py` times the largest file each allows).
+# lm-eval: KBs to a few MB, ~10-20 MB for a run of many tasks with its `configs`; an Every
+# Eval Ever record holds tens of results; a HELM stats.json thousands of stats; a tidy table
+# of a whole public leaderboard is ~30,000 rows (~2 MB). An Inspect log is read for its
+# header only (never its samples), so it keeps the file cap.
+MAX_BYTES = {
+    "lm_eval": 32 * 2**20,
+    "eee": 8 * 2**20,
+    "helm": 16 * 2**20,
+    "tidy": 8 * 2**20,
+    "inspect": MAX_FILE_BYTES,
+}
+FORMAT_NAMES = {
+    "lm_eval": "an lm-eval results file",
+    "eee": "an Every Eval Ever record",
+    "helm": "a HELM run file",
+    "tidy": "a model,benchmark,score table",
+    "inspect": "an Inspect log",
+}
+# a JSON file is parsed whole to tell its format, except an Inspect log, told by its opening
+MAX_JSON_BYTES = max(size for fmt, size in MAX_BYTES.items() if fmt != "inspect")
+HEAD_BYTES = 2**20  # where an Inspect JSON log's `version`, `status` and `eval` are found
+ZIP_MAGIC = b"PK\x03\x04"
 MAX_FILES = 100_000
 # what a folder is searched for (a folder may also hold logs, configs and samples)
 RESULT_SUFFIXES = (".json", ".eval", ".csv")
@@ -156,9 +180,82 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     return list(found.values())
 
 
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
+
+
+def _too_large(path: str, size: int, fmt: str) -> ResultsError:
+    return ResultsError(
+        path, f"{size:,} bytes, over the {_mib(MAX_BYTES[fmt])} limit for {FORMAT_NAMES[fmt]}"
+    )
+
+
+def check_size(file: ResultFile, fmt: str) -> None:
+    """Refuse a file over its format's byte cap (`MAX_BYTES`)."""
+    if len(file.data) > MAX_BYTES[fmt]:
+        raise _too_large(file.path, len(file.data), fmt)
+
+
+def is_inspect_json(head: bytes) -> bool:
+    """Whether the opening of a JSON file is an Inspect log's: an object whose first members,
+    before any `samples`, include an `eval` object naming the task and the model (Inspect
+    writes `version`, `status`, then `eval`)."""
+    try:
+        text = head.decode("utf-8-sig", errors="ignore")
+    except ValueError:
+        return False
+    decoder = json.JSONDecoder()
+    at = len(text) - len(text.lstrip())
+    if not text.startswith("{", at):
+        return False
+    at += 1
+    while True:
+        at = len(text) - len(text[at:].lstrip())
+        try:
+            key, at = decoder.raw_decode(text, at)
+            at = len(text) - len(text[at:].lstrip())
+            if not isinstance(key, str) or not text.startswith(":", at):
+                return False
+            at = len(text) - len(text[at + 1 :].lstrip())
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):  # cut off by the head, or not JSON
+            return False
+        if key == "eval":
+            return isinstance(value, dict) and "task" in value and "model" in value
+        if key == "samples":
+            return False
+        at = len(text) - len(text[at:].lstrip())
+        if not text.startswith(",", at):
+            return False
+        at += 1
+
+
+def check_json_size(file: ResultFile) -> None:
+    """A JSON file over `MAX_JSON_BYTES` is read only as an Inspect log (its header, never
+    parsed whole); anything else that large is refused."""
+    _check_opening(file.path, len(file.data), file.data[:HEAD_BYTES])
+
+
+def _check_opening(path: str, size: int, head: bytes) -> None:
+    """The caps a file's name, size and opening decide, before it is read whole."""
+    if head.startswith(ZIP_MAGIC) or path.lower().endswith(".eval"):
+        return  # an Inspect .eval log: MAX_FILE_BYTES
+    if path.lower().endswith(".csv"):
+        if size > MAX_BYTES["tidy"]:
+            raise _too_large(path, size, "tidy")
+        return
+    if size > MAX_JSON_BYTES and not is_inspect_json(head):
+        raise ResultsError(
+            path,
+            f"{size:,} bytes, over the {_mib(MAX_JSON_BYTES)} limit for a JSON results file "
+            "(only an Inspect log may be larger)",
+        )
+
+
 def read_file(path: Path) -> ResultFile:
     """The file's bytes, refusing what is not a regular file or is over the size cap before
-    reading it whole."""
+    reading it whole: `MAX_FILE_BYTES`, a CSV over the tidy cap, a JSON file over
+    `MAX_JSON_BYTES` unless it opens as an Inspect log."""
     if path.is_symlink() and not path.resolve().is_file():
         raise ResultsError(str(path), "a link to something that is not a regular file")
     if not path.is_file():
@@ -170,6 +267,9 @@ def read_file(path: Path) -> ResultFile:
             f"{size:,} bytes, over the {MAX_FILE_BYTES // 2**20} MiB limit for one results file",
         )
     with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+        _check_opening(str(path), size, head)
+        handle.seek(0)  # read whole in one piece: joining two would hold the bytes twice
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:  # grew while we looked
         raise ResultsError(str(path), f"over the {MAX_FILE_BYTES // 2**20} MiB limit")

@@ -3,12 +3,14 @@ onto our benchmark ids, as one tidy frame (`predictor.results.frame.RESULT_SCHEM
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import polars as pl
 
+from predictor.read_limits import ReadLimitExceeded, bounded_read
 from predictor.results import detect as detection
 from predictor.results import helm
 from predictor.results.errors import ResultsError
@@ -61,6 +63,17 @@ def _helm_runs(paths: list[Path]) -> tuple[list[Path], dict[Path, list[Path]]]:
     return others, runs
 
 
+@contextlib.contextmanager
+def _within_limits(what: str) -> Iterator[None]:
+    """One file's (or HELM run folder's) reading, held to the process's read limits
+    (`predictor.read_limits`: on in a `benchpress` command, off for a library caller)."""
+    try:
+        with bounded_read(what):
+            yield
+    except ReadLimitExceeded as exc:
+        raise ResultsError(what, str(exc)) from None
+
+
 def read_result_bytes(name: str, data: bytes, overrides: Overrides | None = None) -> pl.DataFrame:
     """One uploaded file (the web page): its bytes and the name it was uploaded under. A HELM
     run is a folder and cannot come as one file."""
@@ -82,14 +95,16 @@ def read_results(
     files, runs = _helm_runs(expand_paths(paths))
     rows: list[dict[str, object]] = []
     for path in files:
-        file = read_file(path)
-        rows.extend(map_rows(read_one(file), file, overrides))
+        with _within_limits(str(path)):
+            file = read_file(path)
+            rows.extend(map_rows(read_one(file), file, overrides))
     for folder, members in runs.items():
-        read = {p.name: read_file(p) for p in members}
-        for name in ("run_spec.json", "stats.json"):  # named on their own, without the folder
-            if name not in read and (folder / name).is_file():
-                read[name] = read_file(folder / name)
-        raws = helm.read_run(read)
-        _one_model(raws, str(folder), "helm")
-        rows.extend(map_rows(raws, helm.primary_file(read), overrides))
+        with _within_limits(str(folder)):
+            read = {p.name: read_file(p) for p in members if p.name in helm.READ_FILES}
+            for name in ("run_spec.json", "stats.json"):  # named alone, without the folder
+                if name not in read and (folder / name).is_file():
+                    read[name] = read_file(folder / name)
+            raws = helm.read_run(read)
+            _one_model(raws, str(folder), "helm")
+            rows.extend(map_rows(raws, helm.primary_file(read), overrides))
     return result_frame(rows)

@@ -14,6 +14,7 @@ chosen deterministically, by the first rule that tells them apart:
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -113,6 +114,23 @@ class NextSteps:
         }
 
 
+def _without_from(args: Sequence[str], output: str) -> list[str]:
+    """`args` without a `--from` of `output` itself (`results` or `./results/` too): the
+    predict line reads it already, and `next --from results/` must not print it twice."""
+    same = posixpath.normpath(output.replace("\\", "/"))
+    kept: list[str] = []
+    pairs = iter(args)
+    for arg in pairs:
+        if arg == "--from":
+            path = next(pairs, None)
+            if path is not None and posixpath.normpath(path.replace("\\", "/")) == same:
+                continue
+            kept += [arg] if path is None else [arg, path]
+        else:
+            kept.append(arg)
+    return kept
+
+
 def next_steps(
     benchmarks: Sequence[str],
     predict_args: Sequence[str] = (),
@@ -135,7 +153,8 @@ def next_steps(
         for task in inspect_tasks
         if "/" in task
     ]
-    predict = shlex.join(["benchpress", "predict", "--from", output, *predict_args])
+    extra = _without_from(predict_args, output)
+    predict = shlex.join(["benchpress", "predict", "--from", output, *extra])
     unknown = [b for b in benchmarks if lm_eval_task(b) is None and inspect_task(b) is None]
     bare = [t for t in inspect_tasks if "/" not in t]
     return NextSteps(list(benchmarks), lm_eval, inspect, predict, unknown, bare)

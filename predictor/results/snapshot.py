@@ -20,6 +20,7 @@ import polars as pl
 from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.results.errors import ResultsError
 from predictor.results.frame import MAPPED, NOT_FITTED
+from predictor.results.tidy_fractions import converted_fractions
 
 BY_MAP = "mapped by --map"  # the note `mapping.map_rows` gives an override
 
@@ -89,8 +90,10 @@ def on_snapshot(
     fitted: Collection[str],
     ranges: Mapping[str, tuple[float, float]],
     version: str,
+    percent: Collection[str] = frozenset(),
 ) -> pl.DataFrame:
-    """`frame` with canonical benchmark ids, `not_fitted` rows marked, ranges checked.
+    """`frame` with canonical benchmark ids, `not_fitted` rows marked, a tidy file's
+    fractions on `percent` benchmarks converted (`tidy_fractions`), ranges checked.
 
     Idempotent: a frame already put on the snapshot comes back equal."""
     ids = frame["benchmark_id"].to_list()
@@ -112,5 +115,6 @@ def on_snapshot(
         changed.append(pl.Series("note", notes, dtype=pl.String))
     if changed:
         frame = frame.with_columns(changed)
+    frame = converted_fractions(frame, ids, statuses, percent)
     _check_ranges(frame, ids, statuses, ranges)
     return frame

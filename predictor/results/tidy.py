@@ -14,12 +14,14 @@ import math
 from predictor.results.errors import ResultsError
 from predictor.results.frame import MAX_COUNT, RawResult
 from predictor.results.jsonio import refuse_repeated_keys
-from predictor.results.paths import ResultFile
+from predictor.results.paths import ResultFile, check_size
 
 REQUIRED = ("model", "benchmark", "score")
 OPTIONAL = ("stderr", "n")
 FORMAT = "tidy"
-MAX_ROWS = 1_000_000
+# rows of one table: a whole public leaderboard is ~30,000; each costs ~30 us to read
+# (`benchmarks/reader_limits.py`)
+MAX_ROWS = 50_000
 
 
 def looks_like(doc: object) -> bool:
@@ -32,11 +34,23 @@ def looks_like(doc: object) -> bool:
 
 
 def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
+    check_size(file, FORMAT)
     if doc is None:
         return _rows(file, _csv_rows(file), "row")
-    refuse_repeated_keys(file.data, file.path)
     rows = doc["scores"] if isinstance(doc, dict) else doc
+    if len(rows) > MAX_ROWS:
+        raise _too_many(file, "scores" if isinstance(doc, dict) else None)
+    refuse_repeated_keys(file.data, file.path)
     return _rows(file, rows, "item")
+
+
+def _too_many(file: ResultFile, field: str | None) -> ResultsError:
+    return ResultsError(
+        file.path,
+        f"more than {MAX_ROWS:,} rows, the limit for a model,benchmark,score table",
+        field,
+        hint="split the table into several files",
+    )
 
 
 def _csv_rows(file: ResultFile) -> list[dict[str, str]]:
@@ -63,7 +77,7 @@ def _csv_rows(file: ResultFile) -> list[dict[str, str]]:
             )
         rows.append(row)
         if len(rows) > MAX_ROWS:
-            raise ResultsError(file.path, f"more than {MAX_ROWS:,} rows")
+            raise _too_many(file, f"line {reader.line_num}")
     if not rows:
         raise ResultsError(file.path, "the CSV has a header but no rows")
     return rows

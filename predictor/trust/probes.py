@@ -36,6 +36,12 @@ from predictor.trust.profiles import resolve_targets
 SELECTION_DRAWS = 20
 
 
+# why a greedy search stopped before k (`ProbeSelection.stopped`)
+BUDGET = "budget"  # no remaining candidate fits the budget left
+NO_GAIN = "no_gain"  # affordable candidates remain, but none lowers the expected error
+NO_CANDIDATE = "no_candidate"  # every allowed candidate is already chosen
+
+
 @dataclass(frozen=True)
 class ProbeSelection:
     """Greedy selection result: columns in the order picked and the score after each one."""
@@ -45,6 +51,10 @@ class ProbeSelection:
     costs: list[float]
     baseline_error: float  # with no probe at all (every model predicted from the prior)
     benchmarks: list[str] | None = None
+    requested: int | None = None  # the k asked for
+    budget: float | None = None
+    # why the search stopped before `requested`: BUDGET, NO_GAIN or NO_CANDIDATE (None: not)
+    stopped: str | None = None
 
     @property
     def total_cost(self) -> float:
@@ -75,6 +85,23 @@ class ProbeSelection:
                 "inspect_task": pl.String,
             },
         )
+
+    def shortfall(self) -> str | None:
+        """Why fewer probes than asked for, in one line; None when `requested` were found."""
+        if self.stopped is None or self.requested is None:
+            return None
+        head = f"{len(self.columns)} of the {self.requested} probes asked for: "
+        if self.stopped == BUDGET:
+            left = (self.budget or 0.0) - self.total_cost
+            return head + (
+                f"the budget {self.budget:g} stopped the search ({self.total_cost:.2f} spent; "
+                f"every other candidate costs more than the {max(left, 0.0):.2f} left); "
+                "raise the budget for more"
+            )
+        if self.stopped == NO_GAIN:
+            within = " within the budget" if self.budget is not None else ""
+            return head + f"no other probe{within} lowers the expected error of the targets"
+        return head + "no other candidate is allowed"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -248,11 +275,13 @@ def select_probes_detailed(
     errors: list[float] = []
     spent = 0.0
     total, looked_at = sum(len(pool) - step for step in range(min(k, len(pool)))), 0
+    stopped = None
     while len(chosen) < k:
-        best, best_score = None, np.inf
+        best, best_score, left = None, np.inf, 0
         for c in pool:
             if c in chosen:
                 continue
+            left += 1
             if budget is None or spent + cost[c] <= budget + 1e-12:
                 score = pooled.score_with(chosen, c)
                 if score < best_score - 1e-12:
@@ -261,7 +290,9 @@ def select_probes_detailed(
             if progress is not None:
                 progress(looked_at, total)
         if best is None or best_score >= (errors[-1] if errors else baseline) - 1e-12:
-            break  # nothing affordable lowers the expected error: more probes only cost
+            # nothing affordable lowers the expected error: more probes only cost
+            stopped = NO_CANDIDATE if not left else BUDGET if best is None else NO_GAIN
+            break
         pooled.add(best)
         chosen.append(best)
         errors.append(best_score)
@@ -272,6 +303,9 @@ def select_probes_detailed(
         costs=[float(cost[c]) for c in chosen],
         baseline_error=baseline,
         benchmarks=[names[c] for c in chosen] if names is not None else None,
+        requested=k,
+        budget=budget,
+        stopped=stopped,
     )
 
 

@@ -19,9 +19,10 @@ from typing import Any
 import polars as pl
 
 from predictor.private import PrivateModel, private_models
-from predictor.reference_names import reference_notes, resolve_reference
+from predictor.reference_names import ReferenceModel, reference_notes, resolve_reference
 from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.trust.missing_probes import split_targets
+from predictor.trust.private_references import explicit, find_private, with_private_suggestions
 from predictor.trust.profiles import resolve_targets
 from predictor.values import Prediction, SideUsed
 
@@ -155,6 +156,11 @@ class Comparison:
         lines.append("'>' = predicted better, '~' = within noise (diff < 2 or P in 0.35-0.65)")
         return "\n".join(lines)
 
+    def __str__(self) -> str:  # `print(comparison)` shows the answer, not the fields
+        return self.summary()
+
+    __repr__ = __str__  # a notebook or REPL echo shows it too
+
 
 def _direction(bp, benchmark: str) -> bool:
     table = bp.snapshot.benchmarks
@@ -217,6 +223,9 @@ class KnownComparison:
     side: SideUsed | None = None  # the new model's side information (None: predictions given)
     # references that are the team's private models (`benchpress models add`), not public ones
     private: frozenset[str] = frozenset()
+    snapshot: str | None = None  # the version the new model is predicted in
+    # references this snapshot lacks -> the other snapshot their scores come from
+    elsewhere: dict[str, str] = field(default_factory=dict)
 
     def to_frame(self) -> pl.DataFrame:
         rows = []
@@ -232,6 +241,7 @@ class KnownComparison:
                         "reference_score": e.score,
                         "reference_observed": e.observed,
                         "reference_private": e.name in self.private,
+                        "reference_snapshot": self.elsewhere.get(e.name, self.snapshot),
                         "new_score": new.score,
                         "new_low": new.low,
                         "new_high": new.high,
@@ -251,6 +261,7 @@ class KnownComparison:
             f"({int(round(self.level * 100))}% intervals):"
         ]
         lines += [f"  reference {note}" for note in self.notes]
+        lines += self._mixed_snapshots()
         if self.private:
             lines.append(
                 "  (private) = the team's own model (benchpress models add), not a public one"
@@ -269,10 +280,33 @@ class KnownComparison:
                 kind = "observed" if e.observed else "predicted"
                 p = r.p_matrix[(self.name, e.name)]
                 mark = "  (private)" if e.name in self.private else ""
+                if e.name in self.elsewhere:
+                    mark += f"  (snapshot {self.elsewhere[e.name]})"
                 lines.append(
                     f"      vs {e.name} ({e.score:.1f}, {kind}): P(better) = {p:.2f}{mark}"
                 )
         return "\n".join(lines)
+
+    def _mixed_snapshots(self) -> list[str]:
+        """The lines saying which references come from another snapshot than the new model's
+        prediction: another matrix and fit, so their scores and intervals are not on the
+        same footing as the prediction's."""
+        by_version: dict[str, list[str]] = {}
+        for model, version in self.elsewhere.items():
+            by_version.setdefault(version, []).append(model)
+        here = f"snapshot {self.snapshot}" if self.snapshot else "this snapshot"
+        return [
+            f"  mixed snapshots: {self.name} is predicted in {here}, but {', '.join(models)} "
+            f"{'is' if len(models) == 1 else 'are'} not in it: "
+            f"{'its' if len(models) == 1 else 'their'} scores come from snapshot {version} "
+            "(another matrix and fit); compare with care"
+            for version, models in by_version.items()
+        ]
+
+    def __str__(self) -> str:  # `print(comparison)` shows the answer, not the fields
+        return self.summary()
+
+    __repr__ = __str__  # a notebook or REPL echo shows it too
 
 
 def _new_model_predictions(
@@ -326,17 +360,32 @@ def _reference_ids(
 
 
 def _reference_id(bp, name: str, private: dict) -> str:
-    """One reference name: a snapshot model's id (by `predictor.reference_names`: spellings,
-    headline settings), else a private model's name, else a model of the catalogue snapshot
-    (collected in `private`, ranked with its scores there)."""
+    """One reference name: `private:NAME`, a private model only
+    (`predictor.trust.private_references`); else a snapshot model's id (by
+    `predictor.reference_names`: spellings, headline settings), else a private model's name,
+    else a model of the catalogue snapshot (collected in `private`, ranked with its scores
+    there). Unknown everywhere: the snapshot's `UnknownNameError`, close private names
+    suggested too."""
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"reference model name must be a non-empty string, got {name!r}")
+    if explicit(name):
+        match = find_private(private_models(), name)
+        private[match.name] = match
+        return match.name
     try:
         return resolve_reference(bp, name, catalogue=None).model_id
     except AmbiguousNameError:
         raise
     except UnknownNameError:
-        match = next((m for m in private_models() if m.name == name), None)
+        models = private_models()
+        match = next((m for m in models if m.name == name), None)
         if match is None:
-            ref = resolve_reference(bp, name)  # else this snapshot's UnknownNameError
+            try:
+                ref = resolve_reference(bp, name)  # else this snapshot's UnknownNameError
+            except AmbiguousNameError:
+                raise
+            except UnknownNameError as unknown:
+                raise with_private_suggestions(unknown, models) from None
             private[ref.model_id] = ref
             return ref.model_id
         private[name] = match
@@ -425,4 +474,10 @@ def compare_with_known_models(
         rankings.append(rank_entries(t, entries, _direction(bp, t)))
     notes = reference_notes(bp, reference_models, private)
     own = frozenset(m for m, found in private.items() if isinstance(found, PrivateModel))
-    return KnownComparison(name, rankings, level, notes, getattr(preds, "side", None), own)
+    elsewhere = {
+        m: found.snapshot.version
+        for m, found in private.items()
+        if isinstance(found, ReferenceModel) and not found.home
+    }
+    side = getattr(preds, "side", None)
+    return KnownComparison(name, rankings, level, notes, side, own, bp.version, elsewhere)

@@ -162,12 +162,16 @@ _searches = threading.BoundedSemaphore(MAX_SEARCHES)
 
 
 def _prefix(selection: ProbeSelection, k: int) -> ProbeSelection:
+    """The first k picks, as a search for k would have found them (and stopped, or not)."""
     return ProbeSelection(
         columns=selection.columns[:k],
         errors=selection.errors[:k],
         costs=selection.costs[:k],
         baseline_error=selection.baseline_error,
         benchmarks=None if selection.benchmarks is None else selection.benchmarks[:k],
+        requested=k,
+        budget=selection.budget,
+        stopped=selection.stopped if k > len(selection.columns) else None,
     )
 
 

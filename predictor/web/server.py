@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from predictor.extras import MissingExtraError
 from predictor.web.catalog import Catalog
 from predictor.web.guards import is_loopback
 from predictor.web.limits import DEFAULT_LIMITS, Limits
@@ -32,8 +33,8 @@ from predictor.web.logs import RequestLog
 WEB_EXTRA = "pip install 'benchpress-llm[web]'"
 
 
-class WebStackMissing(ValueError):
-    """starlette or uvicorn is not installed (a ValueError: the CLI prints it as one line)."""
+class WebStackMissing(MissingExtraError):
+    """starlette or uvicorn is not installed (the CLI prints it as one line, exit 2)."""
 
 
 def require_web_stack() -> None:

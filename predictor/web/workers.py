@@ -38,6 +38,8 @@ import anyio
 import anyio.to_thread
 
 from predictor.paths import benchpress_home
+from predictor.read_limits import READ_MEMORY_BYTES, READ_SECONDS
+from predictor.scratch import sweep_orphans
 from predictor.web.logs import log
 
 T = TypeVar("T")
@@ -129,8 +131,8 @@ class HandlerPool:
 # The frame comes back as Arrow IPC bytes and errors as JSON: nothing the parent reads from a
 # worker is unpickled.
 
-PARSE_SECONDS = 15.0  # default deadline of one parse
-PARSE_MEMORY_BYTES = 768 * 2**20  # default memory one parse may take
+PARSE_SECONDS = READ_SECONDS  # default deadline of one parse, as for a command's reading
+PARSE_MEMORY_BYTES = READ_MEMORY_BYTES  # default memory one parse may take, the same
 MAX_JOBS = 100  # files one process parses before it is replaced (memory fragmentation)
 START_SECONDS = 120.0  # for a new process to import the readers
 MAX_HEADER_BYTES = 1 << 20  # a message header from a worker (JSON)
@@ -185,35 +187,7 @@ def _scratch_name(pid: int) -> str:
 def sweep_scratch(root: Path) -> list[Path]:
     """Remove the folders of worker processes of this host that no longer run (left by a
     process killed with -9); the folders removed."""
-    removed = []
-    prefix = f"{socket.gethostname()}-"
-    try:
-        entries = list(root.iterdir())
-    except OSError:
-        return removed
-    for entry in entries:
-        pid_text = entry.name[len(prefix) :]
-        if not (entry.name.startswith(prefix) and pid_text.isdigit()):
-            continue
-        if _alive(int(pid_text)):
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-        removed.append(entry)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (killed, not yet waited for) runs no more
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+    return sweep_orphans(root, f"{socket.gethostname()}-")
 
 
 def _frame(message: bytes, payload: bytes) -> bytes:

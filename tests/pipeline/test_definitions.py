@@ -42,6 +42,7 @@ def test_groups_pools_and_blocking_checks() -> None:
 
     specs = [graph.get_check_spec(key) for key in graph.asset_check_keys]
     checks = {(spec.asset_key.to_user_string(), spec.name): spec for spec in specs}
+    assert checks[("normalized_scores", "sources_fetched")].blocking  # nothing fetched
     assert checks[("score_matrix", "matrix_sanity")].blocking
     assert checks[("factorization", "rank2_structure")].blocking
     for name in DRIFT_CHECKS:

@@ -1,14 +1,18 @@
 """Exit codes that tell scripts what happened: a misspelled snapshot version is a usage error
-(exit 2, the canonical spelling in the message), and a refresh that could fetch no source, or
-(with --fail-on-stale) left any source stale, fails (exit 1, one summary line)."""
+(exit 2, the canonical spelling in the message), and a refresh that could fetch no source
+(publishing nothing), or (with --fail-on-stale) left any source stale, fails (exit 1, one
+summary line)."""
 
 from __future__ import annotations
 
+import dagster as dg
 import pytest
 
 from pipelines import run as pipeline_run
 from pipelines.team.postgres_local import free_port
 from predictor.cli.main import main
+from predictor.paths import dagster_home, snapshot_store_dir
+from predictor.snapshots import list_versions
 from tests.support.mirror_server import MirrorServer, serve_status
 
 LIVEBENCH_TABLE = "/livebench.ai/table_2026_01_08.csv"
@@ -105,19 +109,40 @@ def test_every_source_failed_fails_with_one_line(
 def test_a_refresh_that_fetches_nothing_fails(
     refreshed_home, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every source's mirror refuses connections (no server on its port): exit 1, one line."""
+    """Every source's mirror refuses connections (no server on its port): exit 1, one line,
+    and nothing published although the old data would make a new snapshot (another fit
+    setting): the blocking check `sources_fetched` stops the job before the fit."""
+    store = snapshot_store_dir(refreshed_home.home)
+    before = list_versions(store)
     monkeypatch.setenv("BENCHPRESS_HTTP_MIRROR", f"http://127.0.0.1:{free_port()}")
     monkeypatch.setenv("BENCHPRESS_SOURCE_DEADLINE", "2")  # no long retrying per source
+    monkeypatch.setenv("BENCHPRESS_MIN_CELLS_PER_MODEL", "16")  # would publish a new version
     code = main(["refresh", "--mode", "mirror", "--no-progress"])
     out, err = capsys.readouterr()
     sources = [line for line in out.splitlines() if line.startswith("  ")]
     assert sources and all("FETCH FAILED" in line for line in sources), out + err
+    assert "snapshot" not in out
     assert code == 1
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert lines[0].startswith(
         f"benchpress: error: no source could be fetched ({len(sources)} of {len(sources)} failed"
     )
+    assert lines[0].endswith("; nothing was published")
+    assert list_versions(store) == before
+
+    with dg.DagsterInstance.from_config(str(dagster_home(refreshed_home.home))) as instance:
+        (check,) = instance.event_log_storage.get_asset_check_execution_history(
+            dg.AssetCheckKey(dg.AssetKey("normalized_scores"), "sources_fetched"), limit=1
+        )
+        evaluation = check.event.dagster_event.event_specific_data
+        assert not evaluation.passed
+        assert evaluation.description.startswith(
+            f"no source could be fetched: the newest fetch of each of the {len(sources)} sources "
+            "failed"
+        )
+        fit = instance.get_latest_materialization_event(dg.AssetKey("factorization"))
+        assert fit is not None and fit.run_id != check.run_id  # stopped before the fit
 
 
 @pytest.mark.slow

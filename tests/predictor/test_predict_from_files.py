@@ -118,7 +118,8 @@ def test_unknown_tidy_benchmark_names_the_file_and_close_matches(
 
 def test_a_score_outside_its_range_names_the_file(bp: BenchPress, tmp_path: Path) -> None:
     path = write(tmp_path, "scores.csv", "model,benchmark,score\nmine,gpqa_diamond,0.8\n")
-    assert bp.read_results(path)["score"].to_list() == [0.8]  # in range (a fraction warns)
+    with pytest.warns(FractionScoresWarning, match="converted to percent"):
+        assert bp.read_results(path)["score"].to_list() == [80.0]  # a fraction: converted
     path = write(tmp_path, "bad.csv", "model,benchmark,score\nmine,gpqa_diamond,180\n")
     with pytest.raises(ResultsError, match=rf"^{path}, benchmark: score 180 for gpqa_diamond "):
         bp.read_results(path)

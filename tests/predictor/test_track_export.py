@@ -346,7 +346,7 @@ def test_a_missing_extra_is_one_line_before_anything_is_written(
     message = f"--{tracker} needs the {tracker} extra: pip install 'benchpress-llm[{tracker}]'"
     code = main(["track", "my-run", "--from", GLOB, f"--{tracker}", value])
     out, err = capsys.readouterr()
-    assert (code, out, err) == (1, "", f"benchpress: error: {message}\n")
+    assert (code, out, err) == (2, "", f"benchpress: error: {message}\n")
     assert not benchpress_home.exists()
 
 

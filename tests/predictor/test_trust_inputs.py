@@ -342,9 +342,12 @@ def test_one_unknown_target_word_suggests_profiles_too(bp: BenchPress) -> None:
 def test_scores_that_look_like_fractions_are_warned_about(bp: BenchPress) -> None:
     with pytest.warns(FractionScoresWarning, match=r"\(gpqa_diamond=0\.8, mmlu_pro=0\.75\)"):
         bp.predict({"gpqa_diamond": 0.8, "mmlu_pro": 0.75})
+    # beside a percentage, the fraction-like score is named (it used to pass silently)
+    with pytest.warns(FractionScoresWarning, match=r"^mmlu_pro=0\.75 looks like a fraction"):
+        bp.predict({"gpqa_diamond": 80, "mmlu_pro": 0.75})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # percentages, or a genuine zero: no warning
-        bp.predict({"gpqa_diamond": 80, "mmlu_pro": 0.75})
+        bp.predict({"gpqa_diamond": 80, "mmlu_pro": 75})
         bp.predict({"hle": 0})
 
 

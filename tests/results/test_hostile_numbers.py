@@ -84,3 +84,35 @@ def test_a_key_given_twice_is_refused(tmp_path, fmt) -> None:
     key = "score" if fmt == "tidy" else "evaluation_id"
     with pytest.raises(ResultsError, match=f"the key '{key}' is given twice in one object"):
         read_results([path])
+
+
+@pytest.mark.parametrize("stderr", ["NaN", "Infinity", "-0.5"])
+def test_an_lm_eval_stderr_that_is_not_a_finite_non_negative_number_is_refused(
+    tmp_path, stderr
+) -> None:
+    """lm-eval writes 'N/A' where it cannot compute a standard error: NaN, infinity or a
+    negative value is a damaged file, refused naming the field (no longer read as 'none')."""
+    doc = json.dumps(lm_eval(10)).replace(
+        '"acc,none": 0.5}', f'"acc,none": 0.5, "acc_stderr,none": {stderr}}}'
+    )
+    path, message = refusal(tmp_path, doc)
+    shown = {"NaN": "nan", "Infinity": "inf", "-0.5": "-0.5"}[stderr]
+    assert message == (
+        f"{path}, results.arc_easy.acc_stderr,none: a standard error must be a finite number "
+        f"of at least 0 or 'N/A', got {shown} (was the file edited by hand? re-export it from "
+        "the run)"
+    )
+
+
+@pytest.mark.parametrize("stderr", [float("nan"), float("inf"), -1.0])
+def test_an_eee_stderr_that_is_not_finite_names_its_json_path(tmp_path, stderr) -> None:
+    source = sorted((EEE_RECORDS / "records").rglob("*.json"))[0]
+    record = json.loads(source.read_text(encoding="utf-8"))
+    record["evaluation_results"][0]["score_details"]["uncertainty"] = {
+        "standard_error": {"value": stderr}
+    }
+    path, message = refusal(tmp_path, json.dumps(record), "eee.json")
+    assert message == (
+        f"{path}, evaluation_results[0].score_details.uncertainty.standard_error.value: a "
+        f"standard error must be a finite number of at least 0, got {stderr!r}"
+    )

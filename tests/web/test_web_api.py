@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from urllib.parse import quote
 
 import pytest
@@ -475,8 +476,11 @@ def test_probes_picker_cache_serves_smaller_k_without_searching(bp: BenchPress) 
     first = pick(3)
     assert first == bp.select_probes(k=3, budget=2, targets="chat")
     assert len(first.columns) == 2  # two probes of cost 1: the budget stops the search
-    assert pick(1).benchmarks == first.benchmarks[:1]
-    assert pick(6) == first  # the run stopped short of k: a larger k picks nothing more
+    one = pick(1)
+    assert one.benchmarks == first.benchmarks[:1] and (one.requested, one.stopped) == (1, None)
+    # the run stopped short of k: a larger k picks nothing more, and says the budget stopped it
+    assert pick(6) == dataclasses.replace(first, requested=6)
+    assert first.stopped == "budget"
     assert calls == [3]
     assert picker.request(bp, {"targets": "all"}).targets is None
     assert picker.request(bp, {}).targets is None and picker.request(bp, {}).k == 5

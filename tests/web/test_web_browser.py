@@ -206,10 +206,12 @@ def test_matrix_cell_provenance_and_fit_plots(
     browser.execute_script("window.scrollTo(0, 0)")
     canvas = browser.find_element("css selector", "canvas.heatmap")
     box = browser.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top];", canvas
+        "const r = arguments[0].getBoundingClientRect(), h = arguments[0].heatmap;"
+        "return [r.left + h.labelW, r.top + h.top];",
+        canvas,
     )
     actions = ActionBuilder(browser)
-    actions.pointer_action.move_to_location(int(box[0]) + 196, int(box[1]) + 166).click()
+    actions.pointer_action.move_to_location(int(box[0]) + 6, int(box[1]) + 6).click()
     actions.perform()
     wait(browser, lambda d: "cell=gpt-5.2,gpqa_diamond" not in d.current_url, "cell changed")
     chosen = unquote(browser.current_url.split("cell=")[1].split("&")[0]).split(",")

@@ -116,7 +116,13 @@ def test_compare_labels_are_whole_at_1280x800(
     app: RunningApp, small_window: Any, bp: BenchPress, artifacts: Path
 ) -> None:
     browser = small_window
-    open_page(browser, app.url + "/?view=compare&models=gpt-5.2,claude-opus-4.5,gemini-3-pro")
+    long_names = "open_llm_bbh,open_llm_gpqa,open_llm_ifeval,open_llm_math_lvl5,open_llm_musr"
+    others = "gpqa_diamond,hle,mmlu_pro,arc_agi_1,humaneval,swe_bench_verified_bash_only"
+    open_page(
+        browser,
+        app.url + "/?view=compare&models=gpt-5.2,claude-opus-4.5,gemini-3-pro"
+        f"&benchmarks={long_names},{others}",
+    )
     wait(browser, lambda d: d.find_elements("css selector", "#compare-chart text.row-label"))
     labels = browser.execute_script(
         """
@@ -174,9 +180,8 @@ def test_heatmap_names_by_id_and_outlines_suspicious_cells(
         "heatmap drawn",
     )
     drawn = browser.execute_script("return document.querySelector('canvas.heatmap').heatmap.drawn")
-    short = lambda s, n: s if len(s) <= n else s[: n - 1] + "…"  # noqa: E731
-    assert sorted(drawn["rows"]) == sorted(short(m, 30) for m in bp.fit_models_)
-    assert sorted(drawn["cols"]) == sorted(short(b, 26) for b in bp.fit_benchmarks_)
+    assert sorted(drawn["rows"]) == sorted(bp.fit_models_)  # whole ids (round 3)
+    assert sorted(drawn["cols"]) == sorted(bp.fit_benchmarks_)
     assert "Claude 3 Haiku" not in drawn["rows"] and "claude-3-haiku" in drawn["rows"]
 
     residual = bp.suspicious_scores().filter(pl.col("reason") == "residual")

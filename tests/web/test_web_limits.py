@@ -391,7 +391,7 @@ def test_without_starlette_or_uvicorn_the_app_names_the_extra(
     )
     runner.start()
     runner.join(timeout=10)
-    assert outcome == [1]
+    assert outcome == [2]  # a missing extra: exit 2, as every command says one
     assert capsys.readouterr().err == (
         "benchpress: error: the web page needs the `web` extra (uvicorn is missing): "
         "pip install 'benchpress-llm[web]'\n"

@@ -1167,9 +1167,36 @@ function compareDefaults() {
     const first = state.model ? [state.model.model.model_id] : [];
     state.compareModels = [...new Set([...first, ...top])].slice(0, 3);
   }
-  if (!state.compareBenchmarks.length) {
-    state.compareBenchmarks = mostReported(SUGGESTED_COMPARE_BENCHMARKS);
-  }
+}
+
+/** The default benchmarks of a comparison: those most of the chosen models were measured on
+ * (then the most reported), so the first view compares scores, not predictions with
+ * predictions; the rest of the list is filled with the most reported ones. */
+function measuredBenchmarks(answer, limit) {
+  const seen = answer.rows.map((row, r) => ({
+    id: row.benchmark,
+    probe: Boolean(state.benchmarks.get(row.benchmark)?.probe),
+    cells: state.benchmarks.get(row.benchmark)?.n_cells ?? 0,
+    observed: row.values.filter((v) => v && v.observed).length,
+  }));
+  const chosen = seen
+    .filter((b) => b.observed > 0 && b.probe)
+    .sort((a, b) => b.observed - a.observed || b.cells - a.cells || a.id.localeCompare(b.id))
+    .slice(0, limit)
+    .map((b) => b.id);
+  const fill = mostReported(limit * 2).filter((id) => !chosen.includes(id));
+  return [...chosen, ...fill].slice(0, limit);
+}
+
+/** Only the rows of `ids`, in that order. */
+function compareSubset(answer, ids) {
+  const at = new Map(answer.rows.map((row, r) => [row.benchmark, r]));
+  const keep = ids.filter((id) => at.has(id)).map((id) => at.get(id));
+  return {
+    ...answer,
+    benchmarks: keep.map((r) => answer.benchmarks[r]),
+    rows: keep.map((r) => answer.rows[r]),
+  };
 }
 
 async function runCompare() {
@@ -1177,13 +1204,16 @@ async function runCompare() {
   const seq = ++compareSeq;
   updateUrl();
   try {
-    const answer = await getJSON("/api/compare", {
+    // no benchmarks chosen: every fitted one comes back, and the default is picked from them
+    const pick = !state.compareBenchmarks.length;
+    let answer = await getJSON("/api/compare", {
       models: state.compareModels.join(","),
-      benchmarks: state.compareBenchmarks.join(","),
+      benchmarks: pick ? undefined : state.compareBenchmarks.join(","),
       level: state.level,
       version: versionParam(),
     });
     if (seq !== compareSeq) return;
+    if (pick) answer = compareSubset(answer, measuredBenchmarks(answer, SUGGESTED_COMPARE_BENCHMARKS));
     state.compareModels = answer.models.map((m) => m.model_id);
     state.compareBenchmarks = answer.benchmarks.map((b) => b.benchmark_id);
     showError("compare-error", "");
@@ -1689,7 +1719,7 @@ function bind() {
     });
   }
   byId("compare-benchmark-reset").addEventListener("click", () => {
-    state.compareBenchmarks = mostReported(SUGGESTED_COMPARE_BENCHMARKS);
+    state.compareBenchmarks = []; // the default: the most reported the models were measured on
     runCompare();
   });
   byId("compare-mine").addEventListener("change", (event) => {

@@ -32,11 +32,6 @@ export function ticks(min, max, count = 5) {
   return out;
 }
 
-function truncate(text, max) {
-  const s = String(text ?? "");
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
 function widthOf(container, fallback = 720) {
   return Math.max(320, Math.floor(container.clientWidth || fallback));
 }
@@ -44,18 +39,17 @@ function widthOf(container, fallback = 720) {
 /**
  * Rows of points with interval bars on a shared 0–100 axis (percent benchmarks).
  * rows: [{label, title, values: [{score, low, high, observed}|null per series]}]
- * series: [{label, color}]. The axis sits in a sticky header above a scrolling body.
+ * series: [{label, color}]. The axis sits in a sticky header above a scrolling body. Row
+ * labels are shown whole: a long name wraps onto more lines and its row grows to hold them.
  */
 export function intervalChart(container, rows, series, options = {}) {
   clear(container);
   const width = widthOf(container) - 16; // room for the body's vertical scrollbar
-  // wrapLabels: long names take two lines in a wider column instead of being cut (compare)
-  const wrap = Boolean(options.wrapLabels);
-  const labelWidth = Math.min(wrap ? 320 : 260, Math.max(150, Math.floor(width * 0.3)));
+  const labelWidth = Math.min(320, Math.max(150, Math.floor(width * 0.3)));
   const left = labelWidth + 12;
   const right = 18;
   const perSeries = series.length > 1 ? 9 : 0;
-  const rowHeight = Math.max(wrap ? LINE_HEIGHT * 2 + 8 : 20, 10 + perSeries * series.length);
+  const baseHeight = Math.max(20, 10 + perSeries * series.length);
   const domain = options.domain || [0, 100];
   const x = linear(domain, [left, width - right]);
   const grid = ticks(domain[0], domain[1], 10);
@@ -79,31 +73,31 @@ export function intervalChart(container, rows, series, options = {}) {
     }),
   );
 
-  const height = rows.length * rowHeight + 6;
   const body = svg("svg", {
     width,
-    height,
+    height: 0,
     class: "chart-body",
     role: "img",
     "aria-label": options.ariaLabel || "predicted scores with intervals",
   });
-  for (const t of grid) {
-    body.append(svg("line", { x1: x(t), x2: x(t), y1: 0, y2: height, class: "grid" }));
-  }
-  rows.forEach((row, i) => {
-    const top = i * rowHeight + 3;
-    const mid = top + rowHeight / 2;
+  // in the page before the rows are drawn: a label's lines are measured as they are drawn
+  container.append(
+    el("div", { class: "chart-head" }, header),
+    el("div", { class: "chart-scroll" }, body),
+  );
+  let top = 3;
+  for (const row of rows) {
     const group = svg("g", { class: "row", dataset: { key: row.key || "" } });
-    group.append(svg("rect", { x: 0, y: top, width, height: rowHeight, class: "row-bg" }));
-    group.append(
-      svg("text", {
-        x: labelWidth,
-        y: mid + 4,
-        "text-anchor": "end",
-        class: "row-label",
-        text: wrap ? row.label : truncate(row.label, Math.floor(labelWidth / 6.4)),
-      }),
-    );
+    const background = svg("rect", { x: 0, width, class: "row-bg" });
+    const label = svg("text", { x: labelWidth, "text-anchor": "end", class: "row-label" });
+    group.append(background, label);
+    body.append(group);
+    const lines = wrapLabel(label, String(row.label ?? ""), labelWidth - 4);
+    const rowHeight = Math.max(baseHeight, lines * LINE_HEIGHT + 8);
+    const mid = top + rowHeight / 2;
+    background.setAttribute("y", String(top));
+    background.setAttribute("height", String(rowHeight));
+    label.setAttribute("y", String(mid + 4 - ((lines - 1) * LINE_HEIGHT) / 2));
     const tips = [row.title || row.label];
     row.values.forEach((value, s) => {
       if (!value || value.score === null || value.score === undefined) return;
@@ -160,56 +154,81 @@ export function intervalChart(container, rows, series, options = {}) {
       );
     });
     group.append(svg("title", { text: tips.join("\n") }));
-    body.append(group);
-  });
-
-  container.append(
-    el("div", { class: "chart-head" }, header),
-    el("div", { class: "chart-scroll" }, body),
-  );
-  for (const label of body.querySelectorAll("text.row-label")) {
-    if (wrap) wrapText(label, labelWidth - 4);
-    else fitText(label, labelWidth - 4);
+    top += rowHeight;
   }
+  const height = top + 3;
+  body.setAttribute("height", String(height));
+  body.prepend(
+    ...grid.map((t) => svg("line", { x1: x(t), x2: x(t), y1: 0, y2: height, class: "grid" })),
+  );
 }
 
 const LINE_HEIGHT = 14; // px between the lines of a wrapped row label (12px text)
+const MAX_LINES = 4; // beyond this a label is cut with "…" (the row's tooltip has it whole)
 
-/** Break a drawn SVG label into two lines at spaces (the second shortened with "…" only if
- * the name is longer than both), keeping it centred on its row. */
-function wrapText(node, maxWidth) {
-  if (node.getComputedTextLength() <= maxWidth) return;
-  const words = node.textContent.split(/\s+/).filter(Boolean);
-  const x = node.getAttribute("x");
-  const y = Number(node.getAttribute("y"));
+/** Pieces a line may break after: words, and within a word too long for a line, after a
+ * "-", "_", "/", "@" or "." (an id such as claude-sonnet-4.6@thinking-auto). */
+function pieces(text) {
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => word.match(/[^-_/@.]*[-_/@.]*/g).filter(Boolean));
+}
+
+/** Draw `text` into the SVG text `node` on as many lines (tspans) as it needs to fit
+ * `maxWidth`, breaking at spaces first; returns the number of lines. One line stays plain
+ * text (no tspan). */
+function wrapLabel(node, text, maxWidth) {
+  node.textContent = text;
+  if (node.getComputedTextLength() <= maxWidth) return 1;
   node.textContent = "";
-  const line = (dy) => {
-    const span = svg("tspan", { x, dy });
+  const x = node.getAttribute("x");
+  const lines = [];
+  const line = () => {
+    const span = svg("tspan", { x, dy: lines.length ? LINE_HEIGHT : 0 });
     node.append(span);
+    lines.push(span);
     return span;
   };
-  const first = line(0);
-  node.setAttribute("y", String(y - LINE_HEIGHT / 2));
-  let rest = 0;
-  for (let i = 0; i < words.length; i += 1) {
-    const before = first.textContent;
-    first.textContent = before ? `${before} ${words[i]}` : words[i];
-    if (before && first.getComputedTextLength() > maxWidth) {
-      first.textContent = before;
-      rest = i;
-      break;
+  let current = line();
+  const fits = (candidate) => {
+    const before = current.textContent;
+    current.textContent = candidate;
+    const ok = current.getComputedTextLength() <= maxWidth;
+    current.textContent = before;
+    return ok;
+  };
+  for (const word of pieces(text)) {
+    const space = current.textContent ? " " : "";
+    if (fits(current.textContent + space + word.join(""))) {
+      current.textContent += space + word.join("");
+      continue;
     }
-    rest = i + 1;
+    if (current.textContent) current = line();
+    for (const piece of word) {
+      if (current.textContent && !fits(current.textContent + piece)) current = line();
+      current.textContent += piece;
+      // a piece wider than a whole line: break it between characters
+      while (current.getComputedTextLength() > maxWidth && current.textContent.length > 1) {
+        const full = current.textContent;
+        let keep = full.length - 1;
+        current.textContent = full.slice(0, keep);
+        while (keep > 1 && current.getComputedTextLength() > maxWidth) {
+          keep -= 1;
+          current.textContent = full.slice(0, keep);
+        }
+        current = line();
+        current.textContent = full.slice(keep);
+      }
+    }
   }
-  if (rest >= words.length) {
-    node.setAttribute("y", String(y)); // one word too long for a line: cut it instead
-    fitText(node, maxWidth);
-    return;
+  if (lines.length > MAX_LINES) {
+    const rest = lines.slice(MAX_LINES - 1).map((span) => span.textContent);
+    for (const span of lines.splice(MAX_LINES)) span.remove();
+    lines[MAX_LINES - 1].textContent = rest.join(" ");
+    fitText(lines[MAX_LINES - 1], maxWidth);
   }
-  fitText(first, maxWidth);
-  const second = line(LINE_HEIGHT);
-  second.textContent = words.slice(rest).join(" ");
-  fitText(second, maxWidth);
+  return lines.length;
 }
 
 /** Shorten a drawn SVG label (with "…") until it fits `maxWidth` pixels: a character count
@@ -398,30 +417,34 @@ export function scatterChart(container, points, options = {}) {
     if (p.title) dot.append(svg("title", { text: p.title }));
     chart.append(dot);
   }
+  chart.append(...axisTitles(m, width, height, options.xTitle || "", options.yTitle || ""));
+  container.append(chart); // in the page, so the point labels are measured as drawn
   const placed = []; // label boxes already drawn: a label that would overlap one is left out
   for (const p of points.filter((q) => q.label)) {
-    const text = truncate(p.label, 28);
-    const anchorEnd = x(p.x) > width * 0.7;
-    const w = text.length * 6;
-    const lx = x(p.x) + (anchorEnd ? -7 - w : 7);
-    const box = { x0: lx - 2, x1: lx + w + 2, y0: y(p.y) - 8, y1: y(p.y) + 8 };
-    const overlaps = placed.some(
-      (b) => box.x0 < b.x1 && b.x0 < box.x1 && box.y0 < b.y1 && b.y0 < box.y1,
-    );
-    if (overlaps || box.x0 < m.left || box.x1 > width) continue;
+    // the whole name, on whichever side of its point it fits, or none (its tooltip names it)
+    const node = svg("text", { y: y(p.y) + 4, class: "point-label", text: String(p.label) });
+    chart.append(node);
+    const w = node.getComputedTextLength();
+    const sides = x(p.x) > width * 0.6 ? [-1, 1] : [1, -1];
+    const box = sides
+      .map((side) => {
+        const x0 = side > 0 ? x(p.x) + 7 : x(p.x) - 7 - w;
+        return { side, x0: x0 - 2, x1: x0 + w + 2, y0: y(p.y) - 8, y1: y(p.y) + 8 };
+      })
+      .find(
+        (b) =>
+          b.x0 >= m.left &&
+          b.x1 <= width - m.right &&
+          !placed.some((o) => b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1),
+      );
+    if (!box) {
+      node.remove();
+      continue;
+    }
     placed.push(box);
-    chart.append(
-      svg("text", {
-        x: x(p.x) + (anchorEnd ? -7 : 7),
-        y: y(p.y) + 4,
-        "text-anchor": anchorEnd ? "end" : "start",
-        class: "point-label",
-        text,
-      }),
-    );
+    node.setAttribute("x", String(box.side > 0 ? x(p.x) + 7 : x(p.x) - 7));
+    node.setAttribute("text-anchor", box.side > 0 ? "start" : "end");
   }
-  chart.append(...axisTitles(m, width, height, options.xTitle || "", options.yTitle || ""));
-  container.append(chart);
 }
 
 /** The x title under the plot area and the y title turned along its left edge. */

@@ -27,12 +27,15 @@ export const PREDICTED_FADE = 0.55;
 export const SUSPICIOUS_COLOUR = "#e03131";
 const CELL_W = 12;
 const CELL_H = 13;
-const LABEL_W = 190;
-const TOP = 160;
+const FONT = "10.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const GAP = 6; // between a label and the cells
+const MARGIN = 12; // right of the last column and under the last row
 
-function truncate(text, max) {
-  const s = String(text ?? "");
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+/** The widest of `labels` drawn in FONT, in CSS pixels: the label margins are sized to the
+ * ids so that every one is drawn whole. */
+function widest(ctx, labels) {
+  ctx.font = FONT;
+  return Math.ceil(Math.max(0, ...labels.map((text) => ctx.measureText(text).width)));
 }
 
 /** Column-wise position in [0, 1]: percent columns on 0–100, open scales min–max. */
@@ -116,8 +119,13 @@ export class Heatmap {
 
   draw() {
     const { data } = this;
-    const width = LABEL_W + this.cols.length * CELL_W + 12;
-    const height = TOP + this.rows.length * CELL_H + 12;
+    const measure = this.canvas.getContext("2d");
+    const labelW = widest(measure, data.models) + GAP + 4;
+    const top = widest(measure, data.benchmarks) + GAP + 4;
+    this.labelW = labelW;
+    this.top = top;
+    const width = labelW + this.cols.length * CELL_W + MARGIN;
+    const height = top + this.rows.length * CELL_H + MARGIN;
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(height * dpr);
@@ -127,22 +135,22 @@ export class Heatmap {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = "#ffffff";
     ctx.fillRect(0, 0, width, height);
-    ctx.font = "10.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+    ctx.font = FONT;
     ctx.textBaseline = "middle";
     ctx.fillStyle = "#343a40";
     ctx.textAlign = "right";
     // the labels as drawn (canvas text cannot be read back): what tests and tools can check
-    this.drawn = { rows: this.rows.map((i) => truncate(data.models[i], 30)), cols: [] };
+    this.drawn = { rows: this.rows.map((i) => data.models[i]), cols: [] };
     this.drawn.rows.forEach((label, r) => {
-      ctx.fillText(label, LABEL_W - 6, TOP + r * CELL_H + CELL_H / 2);
+      ctx.fillText(label, labelW - GAP, top + r * CELL_H + CELL_H / 2);
     });
     ctx.save();
     ctx.textAlign = "left";
     this.cols.forEach((j, c) => {
       ctx.save();
-      ctx.translate(LABEL_W + c * CELL_W + CELL_W / 2, TOP - 6);
+      ctx.translate(labelW + c * CELL_W + CELL_W / 2, top - GAP);
       ctx.rotate(-Math.PI / 2);
-      const label = truncate(data.benchmarks[j], 26);
+      const label = data.benchmarks[j];
       this.drawn.cols.push(label);
       ctx.fillText(label, 0, 0);
       ctx.restore();
@@ -158,7 +166,7 @@ export class Heatmap {
           fill = colour(this.norm[j](pred), PREDICTED_FADE);
         }
         ctx.fillStyle = fill;
-        ctx.fillRect(LABEL_W + c * CELL_W, TOP + r * CELL_H, CELL_W - 1, CELL_H - 1);
+        ctx.fillRect(labelW + c * CELL_W, top + r * CELL_H, CELL_W - 1, CELL_H - 1);
       });
     });
     ctx.strokeStyle = SUSPICIOUS_COLOUR;
@@ -167,7 +175,7 @@ export class Heatmap {
       const r = this.rows.indexOf(data.models.indexOf(flag.model));
       const c = this.cols.indexOf(data.benchmarks.indexOf(flag.benchmark));
       if (r < 0 || c < 0) continue;
-      ctx.strokeRect(LABEL_W + c * CELL_W - 0.25, TOP + r * CELL_H - 0.25, CELL_W - 0.5, CELL_H - 0.5);
+      ctx.strokeRect(labelW + c * CELL_W - 0.25, top + r * CELL_H - 0.25, CELL_W - 0.5, CELL_H - 0.5);
     }
     if (this.selected) {
       const r = this.rows.indexOf(data.models.indexOf(this.selected.model));
@@ -175,15 +183,15 @@ export class Heatmap {
       if (r >= 0 && c >= 0) {
         ctx.strokeStyle = "#e8590c";
         ctx.lineWidth = 2;
-        ctx.strokeRect(LABEL_W + c * CELL_W - 1, TOP + r * CELL_H - 1, CELL_W + 1, CELL_H + 1);
+        ctx.strokeRect(labelW + c * CELL_W - 1, top + r * CELL_H - 1, CELL_W + 1, CELL_H + 1);
       }
     }
   }
 
   cellAt(event) {
     const rect = this.canvas.getBoundingClientRect();
-    const x = event.clientX - rect.left - LABEL_W;
-    const y = event.clientY - rect.top - TOP;
+    const x = event.clientX - rect.left - this.labelW;
+    const y = event.clientY - rect.top - this.top;
     const c = Math.floor(x / CELL_W);
     const r = Math.floor(y / CELL_H);
     if (x < 0 || y < 0 || c >= this.cols.length || r >= this.rows.length) return null;
@@ -197,7 +205,7 @@ export class Heatmap {
     const r = this.rows.indexOf(this.data.models.indexOf(model));
     const c = this.cols.indexOf(this.data.benchmarks.indexOf(benchmark));
     if (r < 0 || c < 0) return null;
-    return { x: LABEL_W + c * CELL_W + CELL_W / 2, y: TOP + r * CELL_H + CELL_H / 2 };
+    return { x: this.labelW + c * CELL_W + CELL_W / 2, y: this.top + r * CELL_H + CELL_H / 2 };
   }
 
   hover(event) {

@@ -90,10 +90,16 @@ export class NewBenchmarkView {
     this.message("nb-warning", "");
     if (pairs < MIN_SCORES) {
       this.answer = null;
-      const ask =
-        `give the scores of at least ${MIN_SCORES} models (model=score, one per line); ` +
-        `got ${pairs}`;
-      this.message("nb-error", pairs ? ask : ""); // nothing typed yet: nothing to say
+      // asked to predict from too few scores (or none): say what is missing, never nothing
+      this.message(
+        "nb-error",
+        pairs
+          ? `give the scores of at least ${MIN_SCORES} models (model=score, one per line); ` +
+              `got ${pairs}`
+          : `type the scores of at least ${MIN_SCORES} models first, one model=score per ` +
+              "line (for example gpt-4o=61.2)",
+      );
+      if (!pairs) byId("nb-scores").focus();
       this.render();
       this.onChange();
       return;

@@ -184,12 +184,27 @@ export class RunsView {
     return colors;
   }
 
+  /** The run's benchmarks, each shown once: a target observed at every checkpoint (a probe
+   * throughout) is a probe, not a "predicted" line; a target observed at some checkpoints is
+   * a target whose line marks those; the other probes are probes. */
+  columns() {
+    const a = this.answer;
+    const probes = new Set(a.probes);
+    const everywhereObserved = (b) =>
+      probes.has(b) && a.checkpoints.every((c) => !c.predicted[b] || c.predicted[b].observed);
+    const targets = a.targets.filter((b) => !everywhereObserved(b));
+    const asTarget = new Set(targets);
+    const partly = new Set(targets.filter((b) => probes.has(b)));
+    return { targets, probes: a.probes.filter((b) => !asTarget.has(b)), partly };
+  }
+
   render() {
     const a = this.answer;
     if (!a || byId("view-runs").hidden) return;
     const colors = this.colors();
-    const shownTargets = a.targets.filter((b) => this.percent(b));
-    const shownProbes = a.probes.filter((b) => this.percent(b));
+    const { targets: allTargets, probes: allProbes, partly } = this.columns();
+    const shownTargets = allTargets.filter((b) => this.percent(b));
+    const shownProbes = allProbes.filter((b) => this.percent(b));
     const series = [
       ...shownTargets.map((b) => ({
         key: `target:${b}`,
@@ -228,20 +243,19 @@ export class RunsView {
       })),
     ];
     const pct = `${Math.round(a.level * 1000) / 10}%`;
-    const targets = new Set(shownTargets);
     byId("run-legend").replaceChildren(
       legend([
         ...shownTargets.map((b) => ({
-          label: `${this.name(b)} (predicted, ${pct} band)`,
+          label: partly.has(b)
+            ? `${this.name(b)} (probe where run, else predicted with ${pct} band)`
+            : `${this.name(b)} (predicted, ${pct} band)`,
           color: colors.get(b),
         })),
-        ...shownProbes
-          .filter((b) => !targets.has(b))
-          .map((b) => ({
-            label: `${this.name(b)} (probe)`,
-            color: colors.get(b),
-            shape: "diamond",
-          })),
+        ...shownProbes.map((b) => ({
+          label: `${this.name(b)} (probe)`,
+          color: colors.get(b),
+          shape: "diamond",
+        })),
         { label: "observed score (probe)", color: OBSERVED_COLOR, shape: "diamond" },
       ]),
     );
@@ -250,11 +264,11 @@ export class RunsView {
       xTitle: "training step",
       yTitle: "score (%)",
     });
-    const open = [...a.targets, ...a.probes].filter((b) => !this.percent(b));
+    const open = [...allTargets, ...allProbes].filter((b) => !this.percent(b));
     const notes = [
       `${plural(a.checkpoints.length, "checkpoint")} of run ${a.run} · ` +
         `${plural(a.probes.length, "probe benchmark")} observed · ` +
-        `${plural(a.targets.length, "target")} predicted by snapshot ${a.version}.`,
+        `${plural(allTargets.length, "target")} predicted by snapshot ${a.version}.`,
     ];
     if (a.total_checkpoints > a.checkpoints.length) {
       notes.push(
@@ -271,10 +285,12 @@ export class RunsView {
       notes.push(`Open-scale benchmarks (${names}) are in the table only.`);
     }
     byId("run-note").textContent = notes.join(" ");
-    this.renderTable(colors);
+    this.renderTable(colors, allTargets, allProbes, partly);
   }
 
-  renderTable(colors) {
+  /** One column per benchmark: the probes, then the targets (a target observed at some
+   * checkpoints shows "obs" there). */
+  renderTable(colors, targets, probes, partly) {
     const a = this.answer;
     const table = byId("run-table");
     const head = (b, kind) =>
@@ -283,7 +299,7 @@ export class RunsView {
         { class: "num", title: `${this.name(b)} (${b}), ${kind}` },
         el("span", { class: "dot", dataset: { color: colors.get(b) } }),
         el("span", { text: this.name(b) }),
-        el("span", { class: "bid", text: kind === "probe" ? "probe" : "predicted" }),
+        el("span", { class: "bid", text: kind }),
       );
     table.tHead.replaceChildren(
       el(
@@ -292,8 +308,8 @@ export class RunsView {
         el("th", { class: "num", text: "Step" }),
         el("th", { text: "Checkpoint" }),
         el("th", { text: "Scores from" }),
-        a.probes.map((b) => head(b, "probe")),
-        a.targets.map((b) => head(b, "target")),
+        probes.map((b) => head(b, "probe")),
+        targets.map((b) => head(b, partly.has(b) ? "probe · predicted" : "predicted")),
       ),
     );
     for (const dot of table.tHead.querySelectorAll(".dot")) {
@@ -307,20 +323,20 @@ export class RunsView {
           el("td", { class: "num", text: c.step === null ? "—" : String(c.step) }),
           el("td", { class: "model-name", text: c.name }),
           this.sourcesCell(c),
-          a.probes.map((b) =>
+          probes.map((b) =>
             el("td", {
               class: "num observed",
               text: c.observed[b] === undefined ? "—" : fmt(c.observed[b]),
               title: c.observed[b] === undefined ? null : this.scoreOrigin(c.provenance?.[b]),
             }),
           ),
-          a.targets.map((b) => {
+          targets.map((b) => {
             const p = c.predicted[b];
             if (!p) return el("td", { class: "num muted", text: "—" });
             if (p.observed) {
               return el(
                 "td",
-                { class: "num observed", title: "observed" },
+                { class: "num observed", title: this.scoreOrigin(c.provenance?.[b]) || "observed" },
                 el("span", { text: fmt(p.score) }),
                 el("span", { class: "tag", text: "obs" }),
               );
