@@ -35,6 +35,7 @@ from predictor.methods.registry import default_completer
 
 __all__ = [
     "CALIBRATION_KNOWN",
+    "CALIBRATION_REPEATS",
     "FACTOR_RANGE",
     "KNOWN_STRATA",
     "LEVELS",
@@ -47,7 +48,14 @@ __all__ = [
     "hide_models",
 ]
 
-CALIBRATION_KNOWN = (2, 3, 5, 8, 15, 30)  # known scores drawn for the calibration fold-ins
+# known scores drawn for the calibration fold-ins: several per stratum of `KNOWN_STRATA`
+CALIBRATION_KNOWN = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30)
+# seeded partitions of the models into held-out groups (each model held out once per one)
+CALIBRATION_REPEATS = 1
+CALIBRATION_SPLITS = 8
+# quantiles of the release dates where the new-release calibration cuts the models
+RELEASE_CUTS = (0.5, 0.625, 0.75, 0.875)
+MIN_RELEASE_TRAIN = 10  # models before a cut needed to fit on
 
 
 def conformal_quantile(scores: np.ndarray, level: float) -> float:
@@ -96,11 +104,14 @@ def fold_in_residuals(
     known: Sequence[int] = CALIBRATION_KNOWN,
     random_state: int = 0,
     fit_kwargs: dict[str, Any] | None = None,
-) -> dict[int, np.ndarray]:
-    """Normalised fold-in residuals of held-out models, keyed by the number of known scores.
-
-    With `fit_kwargs` the held-out models are folded in with their release date (the
-    `row_features` row) and family (`row_groups`), as a new model of the snapshot is."""
+    n_repeats: int = 1,
+) -> dict[str, dict[int, np.ndarray]]:
+    """Normalised fold-in residuals of held-out models, keyed by the number of known scores:
+    under "side" folded in with their release date (the `row_features` row of `fit_kwargs`)
+    and family (`row_groups`), as a described new model of the snapshot is, `n_repeats`
+    seeded partitions of the models (each model held out once per partition); under
+    "release" (only when the fit has release dates) new releases, time-honestly
+    (`_release_residuals`)."""
     values = np.asarray(values, dtype=float)
     rng = np.random.default_rng(random_state)
     observed = np.isfinite(values)
@@ -109,42 +120,80 @@ def fold_in_residuals(
     if features is not None:
         features = np.asarray(features, dtype=float).reshape(values.shape[0], -1)
     families = kwargs.get("row_groups")
+    out: dict[str, dict[int, list[np.ndarray]]] = {"side": {k: [] for k in known}}
+    for _ in range(n_repeats):
+        fits = held_out_models(values, scales, make_completer, n_splits, rng, kwargs)
+        for inside, completer in fits:
+            z_all = completer.transform_.transform(np.where(observed, values, 50.0))
+            for i in np.flatnonzero(inside):
+                cells = np.flatnonzero(observed[i])
+                about = {
+                    "features": None if features is None else features[i],
+                    "group": None if families is None else families[i],
+                }
+                for k in known:
+                    if len(cells) < k + 3:  # too few left to score
+                        continue
+                    revealed = rng.choice(cells, k, replace=False)
+                    row = np.full(values.shape[1], np.nan)
+                    row[revealed] = values[i, revealed]
+                    hidden = np.setdiff1d(cells, revealed)
+                    z_mean, sd = completer.fold_in_predictive(row, **about)
+                    out["side"][k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
+    if features is not None and features.shape[1] == 1:
+        out["release"] = _release_residuals(values, scales, make_completer, kwargs, known, rng)
+    return {
+        mode: {k: np.concatenate(v) for k, v in by_k.items() if v} for mode, by_k in out.items()
+    }
+
+
+def _release_residuals(
+    values: np.ndarray,
+    scales: Sequence[str],
+    make_completer: Callable[[], Completer],
+    fit_kwargs: dict[str, Any],
+    known: Sequence[int],
+    rng: np.random.Generator,
+    cuts: Sequence[float] = RELEASE_CUTS,
+) -> dict[int, list[np.ndarray]]:
+    """Normalised residuals of new releases: for each cut (a quantile of the release dates)
+    a completer is fitted on the models released before it, and the models released between
+    it and the next cut are folded in as `BenchPress.predict` folds in a model given no date
+    or family (the fit's newest date, the population prior), from k random known scores,
+    scored on their other cells in columns the fit has. What users predict is the next
+    release, whose errors are larger than a random held-out model's (the frontier moves)."""
+    years = np.asarray(fit_kwargs["row_features"], dtype=float).reshape(-1)
+    observed = np.isfinite(values)
+    dated = np.isfinite(years)
+    edges = [*np.quantile(years[dated], cuts), np.inf] if dated.sum() else []
     out: dict[int, list[np.ndarray]] = {k: [] for k in known}
-    fits = held_out_models(values, scales, make_completer, n_splits, rng, kwargs)
-    for inside, completer in fits:
+    for start, end in zip(edges[:-1], edges[1:], strict=True):
+        later = dated & (years >= start)
+        test = np.flatnonzero(later & (years < end))
+        if (~later).sum() < MIN_RELEASE_TRAIN or len(test) == 0:
+            continue
+        kwargs = {**fit_kwargs, "new_model_features": np.array([np.nanmax(years[~later])])}
+        completer = make_completer().fit(hide_models(values, later), scales, **kwargs)
         z_all = completer.transform_.transform(np.where(observed, values, 50.0))
-        for i in np.flatnonzero(inside):
-            cells = np.flatnonzero(observed[i])
+        fitted = observed[~later].any(axis=0)
+        for i in test:
+            cells = np.flatnonzero(observed[i] & fitted)
             for k in known:
-                if len(cells) < k + 3:  # too few left to score
+                if len(cells) < k + 3:
                     continue
                 revealed = rng.choice(cells, k, replace=False)
                 row = np.full(values.shape[1], np.nan)
                 row[revealed] = values[i, revealed]
-                z_mean, sd = completer.fold_in_predictive(
-                    row,
-                    features=None if features is None else features[i],
-                    group=None if families is None else families[i],
-                )
                 hidden = np.setdiff1d(cells, revealed)
+                z_mean, sd = completer.fold_in_predictive(row)
                 out[k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
-    return {k: np.concatenate(v) for k, v in out.items() if v}
+    return out
 
 
-def calibrate_fold_in(
-    values: np.ndarray,
-    scales: Sequence[str],
-    make_completer: Callable[[], Completer] = default_completer,
-    n_splits: int = 4,
-    random_state: int = 0,
-    fit_kwargs: dict[str, Any] | None = None,
-) -> FoldInCalibration:
-    """Factors for `Completer.fold_in_interval` from held-out models of `values`;
-    `fit_kwargs`: the side information the calibrated fit was given."""
-    residuals = fold_in_residuals(
-        values, scales, make_completer, n_splits, random_state=random_state, fit_kwargs=fit_kwargs
-    )
-    template = make_completer()
+def _factor_table(
+    residuals: dict[int, np.ndarray], template: Completer
+) -> tuple[tuple[tuple[float, ...], ...], tuple[int, ...]]:
+    """Per stratum of known scores, the conformal factor at every level (1 where too few)."""
     by_stratum: list[list[np.ndarray]] = [[] for _ in range(len(KNOWN_STRATA) + 1)]
     for k, r in residuals.items():
         by_stratum[int(np.searchsorted(np.asarray(KNOWN_STRATA), k, side="left"))].append(r)
@@ -166,4 +215,34 @@ def calibrate_fold_in(
                 for lv in LEVELS
             )
         )
-    return FoldInCalibration(tuple(factors), tuple(counts))
+    return tuple(factors), tuple(counts)
+
+
+def calibrate_fold_in(
+    values: np.ndarray,
+    scales: Sequence[str],
+    make_completer: Callable[[], Completer] = default_completer,
+    n_splits: int = CALIBRATION_SPLITS,
+    random_state: int = 0,
+    fit_kwargs: dict[str, Any] | None = None,
+    n_repeats: int = CALIBRATION_REPEATS,
+) -> FoldInCalibration:
+    """Factors for `Completer.fold_in_interval` from held-out models of `values`;
+    `fit_kwargs`: the side information the calibrated fit was given."""
+    residuals = fold_in_residuals(
+        values,
+        scales,
+        make_completer,
+        n_splits,
+        random_state=random_state,
+        fit_kwargs=fit_kwargs,
+        n_repeats=n_repeats,
+    )
+    template = make_completer()
+    factors, counts = _factor_table(residuals["side"], template)
+    if "release" not in residuals:
+        return FoldInCalibration(factors, counts)
+    release, release_counts = _factor_table(residuals["release"], template)
+    return FoldInCalibration(
+        factors, counts, release_factors=release, release_residuals=release_counts
+    )

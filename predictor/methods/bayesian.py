@@ -1000,7 +1000,18 @@ class BayesianCompleter:
         scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
         z_row, var = self._fold_in_z(row, features, group)
-        return self._fold_in_bounds(row, z_row, var, level, keep_observed)
+        return self._fold_in_bounds(row, z_row, var, level, keep_observed, features)
+
+    def _calibration_factor(self, row: np.ndarray, level: float, features: Any) -> float:
+        """The fold-in calibration's factor for this row (1 without calibration): by its
+        known scores, and from the new-release table when the fit has release dates and
+        none was given (the model is taken as released on the fit's newest date)."""
+        calibration = getattr(self, "fold_in_calibration_", None)
+        if calibration is None:
+            check_level(level)
+            return 1.0
+        release = features is None and len(self.feature_mean_) > 0
+        return calibration.factor(int((~np.isnan(row)).sum()), level, release)
 
     def _fold_in_bounds(
         self,
@@ -1009,12 +1020,10 @@ class BayesianCompleter:
         var: np.ndarray,
         level: float,
         keep_observed: bool,
+        features: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         noise = self.new_model_noise_ * self.benchmark_noise_
-        half = self._halfwidth(var, noise, level)
-        calibration = getattr(self, "fold_in_calibration_", None)
-        if calibration is not None:
-            half = half * calibration.factor(int((~np.isnan(row)).sum()), level)
+        half = self._halfwidth(var, noise, level) * self._calibration_factor(row, level, features)
         low, high = self.transform_.inverse(z_row - half), self.transform_.inverse(z_row + half)
         if keep_observed:
             known = ~np.isnan(row)
@@ -1034,7 +1043,7 @@ class BayesianCompleter:
         row = check_row(row, self.benchmark_params_.shape[1])
         z_row, var = self._fold_in_z(row, features, group)
         mean = np.where(np.isnan(row), self.transform_.inverse(z_row), row)
-        low, high = self._fold_in_bounds(row, z_row, var, level, keep_observed=True)
+        low, high = self._fold_in_bounds(row, z_row, var, level, True, features)
         return mean, low, high, self._fold_in_within(row, z_row, var, width)
 
     def _feature_row(self, features: Any, name: str) -> np.ndarray:
@@ -1141,12 +1150,7 @@ class BayesianCompleter:
         n_draws = int(n_draws)
         if n_draws < 1:
             raise ValueError(f"n_draws must be >= 1, got {n_draws}")
-        scale = self.interval_scale
-        calibration = getattr(self, "fold_in_calibration_", None)
-        if calibration is not None:
-            scale = scale * calibration.factor(int((~np.isnan(row)).sum()), level)
-        else:
-            check_level(level)
+        scale = self.interval_scale * self._calibration_factor(row, level, features)
         offset, design_all, theta, cov = self._fold_in_posterior(row, features, group)
         n_kept, m, d = design_all.shape
         z_mean = (offset + (design_all @ theta[..., None])[..., 0]).mean(axis=0)

@@ -40,8 +40,8 @@ def test_conformal_quantile_is_the_finite_sample_rank() -> None:
 def test_factors_scale_the_fold_in_half_width_by_known_scores_and_level() -> None:
     values = noisy_rank2()
     scales = ["percent"] * values.shape[1]
-    residuals = fold_in_residuals(values, scales, small, n_splits=3)
-    assert set(residuals) == {2, 3, 5, 8, 15}  # 30 known needs rows with 33 scores
+    residuals = fold_in_residuals(values, scales, small, n_splits=3)["side"]
+    assert set(residuals) == {2, 3, 4, 5, 6, 8, 10, 12, 15, 20}  # 30 needs rows of 33 scores
     assert all(np.all(r >= 0) for r in residuals.values())
     calibration = calibrate_fold_in(values, scales, small, n_splits=3)
     assert calibration == calibrate_fold_in(values, scales, small, n_splits=3)  # seeded
@@ -114,3 +114,57 @@ def test_factors_are_relative_to_the_completers_own_interval_scale() -> None:
     assert inside.sum() >= 18
     np.testing.assert_allclose(ratio[inside], 1.25)
     assert (ratio[~calibrated] == 1.0).all()
+
+
+def dated(n: int = 60) -> np.ndarray:
+    return 2024.0 + np.linspace(0.0, 2.0, n)
+
+
+def test_a_new_release_gets_the_release_table_and_a_described_model_the_other() -> None:
+    """With release dates in the fit, a model folded in without one is a new release: its
+    factor comes from the time-honest table; given its date, from the held-out-model one.
+    Both tables survive a snapshot's state."""
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    years = dated()
+    kwargs = {"row_features": years, "new_model_features": np.array([years.max()])}
+    residuals = fold_in_residuals(values, scales, small, n_splits=3, fit_kwargs=kwargs)
+    assert set(residuals) == {"side", "release"} and residuals["release"][5].size > 0
+    calibration = calibrate_fold_in(values, scales, small, n_splits=3, fit_kwargs=kwargs)
+    assert calibration.release_factors is not None
+    assert calibration.release_factors != calibration.factors
+    assert calibration.factor(5, 0.9, release=True) == pytest.approx(
+        np.interp(0.9, calibration.levels, calibration.release_factors[1])
+    )
+
+    model = small().fit(values, scales, **kwargs)
+    model.fold_in_calibration_ = calibration
+    row = np.full(values.shape[1], np.nan)
+    row[:5] = 50.0
+    mean, _ = model.fold_in_predictive(row)
+    z = model.transform_.transform
+    _, high = model.fold_in_interval(row, level=0.9, keep_observed=False)
+    assert z(high)[10] - mean[10] == pytest.approx(
+        calibration.factor(5, 0.9, release=True)
+        * model.interval_multiplier(0.9)
+        * model.fold_in_predictive(row)[1][10],
+        rel=1e-6,
+    )
+    given = np.array([years.max()])
+    mean_g, sd_g = model.fold_in_predictive(row, features=given)
+    _, high_g = model.fold_in_interval(row, level=0.9, keep_observed=False, features=given)
+    assert z(high_g)[10] - mean_g[10] == pytest.approx(
+        calibration.factor(5, 0.9) * model.interval_multiplier(0.9) * sd_g[10], rel=1e-6
+    )
+
+    restored = restore_state(json.loads(json.dumps(export_state(model))), model.values_)
+    assert restored.fold_in_calibration_ == FoldInCalibration.from_dict(calibration.as_dict())
+    assert restored.fold_in_calibration_.release_factors is not None
+
+
+def test_a_calibration_without_the_release_table_still_loads() -> None:
+    """States written before the release table: `factors` serve every fold-in."""
+    doc = FoldInCalibration(((1.0, 1.0), (0.9, 0.9)), (300, 300), (3,), (0.5, 0.9)).as_dict()
+    assert "release_factors" not in doc
+    calibration = FoldInCalibration.from_dict(doc)
+    assert calibration.factor(5, 0.9, release=True) == calibration.factor(5, 0.9) == 0.9
