@@ -17,6 +17,7 @@ categories), as `benchpress evaluate` runs it; `--set name=value` overrides a
 `BayesianCompleter` parameter (repeatable), `--plain` drops the side information.
 
     python benchmarks/dev_splits.py [--new-benchmark] [--set interval_scale=1.0] [--json]
+        [--columns [ID ...]]   # also per-column pooled MedAE (30 folds, and the 9 of peers.py)
 """
 
 from __future__ import annotations
@@ -94,7 +95,20 @@ class Recorder:
         return self.last
 
 
-def holdout(values, scales, fit_predict) -> dict:
+def column_medae(cells: pl.DataFrame, benchmark_ids, names, n_folds: int | None = None) -> dict:
+    """Pooled held-out MedAE of the named columns (over the first `n_folds` folds: 9 = the
+    three seeds `benchmarks/peers.py` compares with ExtraTrees on)."""
+    if n_folds is not None:
+        cells = cells.filter(pl.col("fold_index") < n_folds)
+    out = {}
+    for name in names:
+        j = list(benchmark_ids).index(name)
+        col = cells.filter(pl.col("benchmark") == j)
+        out[name] = float((col["actual"] - col["mean"]).abs().median())
+    return out
+
+
+def holdout(values, scales, fit_predict, benchmark_ids=None, columns=()) -> dict:
     percent = np.array([s == "percent" for s in scales])
     folds = per_model_folds(values, SEEDS)
     rec = Recorder(fit_predict)
@@ -113,8 +127,16 @@ def holdout(values, scales, fit_predict) -> dict:
         exact.append(fold_width)
         scale.append(fold_scale)
         cells.append(run.cells)
-    ranking = ranking_accuracy(values, pl.concat(cells))["accuracy"]
+    pooled = pl.concat(cells)
+    ranking = ranking_accuracy(values, pooled)["accuracy"]
+    per_column = {}
+    if columns:
+        per_column = {
+            "columns_30": column_medae(pooled, benchmark_ids, columns),
+            "columns_9": column_medae(pooled, benchmark_ids, columns, n_folds=9),
+        }
     return {
+        **per_column,
         "medae": float(np.median(medae)),
         "ranking": float(ranking),
         "coverage_90": float(np.median(cover)),
@@ -173,6 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-new-benchmark", action="store_true")
     parser.add_argument("--no-probe", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--columns",
+        nargs="*",
+        default=None,
+        metavar="ID",
+        help="also the pooled MedAE of these benchmarks (no ids: the peers' named columns)",
+    )
     args = parser.parse_args(argv)
     params = {}
     for item in args.set:
@@ -185,7 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     out: dict = {"params": params, "plain": args.plain}
     if not args.only_new_benchmark:
-        out.update(holdout(values, scales, fit_predict))
+        columns = args.columns
+        if columns is not None and not columns:
+            from benchmarks.peers import NAMED_COLUMNS, OVER_LIMIT_COLUMNS
+
+            columns = list(dict.fromkeys([*NAMED_COLUMNS, *OVER_LIMIT_COLUMNS]))
+        out.update(holdout(values, scales, fit_predict, benchmark_ids, columns or ()))
         if not args.no_probe:
             out.update(random_probes(values, scales, fit_predict))
     if args.new_benchmark or args.only_new_benchmark:

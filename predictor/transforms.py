@@ -15,6 +15,7 @@ import numpy as np
 
 ScaleKind = Literal["percent", "unbounded"]
 SCALE_KINDS: tuple[str, ...] = ("percent", "unbounded")
+LINK_MODES: tuple[str, ...] = ("learned", "range")
 
 # Bound on the logit before the sigmoid: keeps inverse percent values strictly inside (0, 100).
 _MAX_LOGIT = 30.0
@@ -86,6 +87,18 @@ class ScaleTransform:
     The z-score statistics come from the observed (non-NaN) cells passed to `fit`. A column
     with fewer than 2 observed cells or zero spread gets std 1 (and mean 0 when empty), so it
     is merely shifted rather than blown up.
+
+    `link_prior` > 0 lets each percent column's link bend (issue 28): the logit runs between
+    per-column asymptotes `link_low_` and `link_high_` instead of the floor and 100, x ->
+    logit((x - lo) / (hi - lo)), each blended with the plain end (floor, 100) by weight
+    n / (n + link_prior) over the column's n observed cells, so a sparse column keeps the
+    plain logit. `link_mode` "learned": the pair from a small grid (`_LINK_STEPS`) whose link
+    best fits the column as a line in the matrix's rank-2 row scores, by leave-one-out error
+    in points (`_learned_link`); "range": the column's observed extremes pushed out by
+    `link_margin` x its observed range. The asymptotes may lie outside 0-100 (a straighter
+    link where the scores stop short of an end); outputs are still clipped to the valid
+    range. 0 (default) = off: neither earned its place on our dev splits (figures in
+    `predictor.methods.bayesian.BayesianCompleter`).
     """
 
     def __init__(
@@ -95,6 +108,9 @@ class ScaleTransform:
         floors: Sequence[float] | np.ndarray | None = None,
         lower: Sequence[float] | np.ndarray | None = None,
         upper: Sequence[float] | np.ndarray | None = None,
+        link_prior: float = 0.0,
+        link_margin: float = 0.25,
+        link_mode: str = "learned",
     ) -> None:
         if not 0.0 < eps < 0.5:
             raise ValueError(f"eps must lie in (0, 0.5), got {eps}")
@@ -103,6 +119,11 @@ class ScaleTransform:
         self.floors = floors
         self.lower = lower
         self.upper = upper
+        self.link_prior = link_prior
+        self.link_margin = link_margin
+        if link_mode not in LINK_MODES:
+            raise ValueError(f"link_mode must be one of {LINK_MODES}, got {link_mode!r}")
+        self.link_mode = link_mode
 
     def fit(self, values: np.ndarray) -> ScaleTransform:
         """Learn per-column mean and std in the warped space from the observed cells."""
@@ -111,6 +132,7 @@ class ScaleTransform:
             raise ValueError(f"values must be 2-D, got shape {values.shape}")
         self.is_percent_ = validate_scales(self.scales, values.shape[1])
         self.set_ranges(self.floors, self.lower, self.upper)
+        self._fit_link(values)
         warped = self._warp(values)
         observed = ~np.isnan(warped)
         count = observed.sum(axis=0)
@@ -146,6 +168,45 @@ class ScaleTransform:
         self.floor_, self.lower_, self.upper_ = ranges
         return self
 
+    def _fit_link(self, values: np.ndarray) -> None:
+        """Per-column asymptotes of the percent link (see the class doc); plain when off."""
+        if self.link_prior > 0:
+            self._bend_link(values, self.floor_)
+        else:
+            self.set_link(None, None)
+
+    def _bend_link(self, values: np.ndarray, floor: np.ndarray) -> None:
+        plain_lo, plain_hi = floor, np.full(len(floor), 100.0)
+        with np.errstate(invalid="ignore"):  # empty columns: inf extremes, not used
+            observed = np.isfinite(values)
+            n = observed.sum(axis=0)
+            ok = self.is_percent_ & (n >= 2)
+            vmin = np.where(observed, values, np.inf).min(axis=0)
+            vmax = np.where(observed, values, -np.inf).max(axis=0)
+            margin = float(self.link_margin) * np.where(ok, vmax - vmin, 0.0)
+            w = n / (n + float(self.link_prior))
+            lo = np.where(ok, w * (vmin - margin) + (1 - w) * floor, plain_lo)
+            hi = np.where(ok, w * (vmax + margin) + (1 - w) * 100.0, plain_hi)
+            if self.link_mode == "learned":
+                lo, hi = _learned_link(values, self.is_percent_, floor, self.eps)
+                lo = np.where(ok, w * lo + (1 - w) * floor, floor)
+                hi = np.where(ok, w * hi + (1 - w) * 100.0, 100.0)
+        self.set_link(lo, hi)
+
+    def set_link(self, low, high) -> ScaleTransform:
+        """Store the percent link's asymptotes (None = the floor and 100: the plain logit)."""
+        floor = self.ranges()[0]
+        self.link_low_ = floor.copy() if low is None else np.asarray(low, dtype=float)
+        self.link_high_ = np.full(len(floor), 100.0) if high is None else np.asarray(high, float)
+        return self
+
+    def link(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) asymptote of each percent column's link (floor and 100 when plain,
+        and on transforms restored from states written before the link could bend)."""
+        if getattr(self, "link_low_", None) is None:
+            self.set_link(None, None)
+        return self.link_low_, self.link_high_
+
     def transform(self, values: np.ndarray) -> np.ndarray:
         """Original units -> z-space; works on 2-D matrices or 1-D rows over the columns."""
         return (self._warp(np.asarray(values, dtype=float)) - self.mean_) / self.std_
@@ -158,11 +219,11 @@ class ScaleTransform:
     def inverse_at(self, z: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """`inverse` for values of the given columns only (`z[..., t]` is column `columns[t]`)."""
         columns = np.asarray(columns, dtype=int)
-        floor, low, high = self.ranges()
+        _, low, high = self.ranges()
+        lo, hi = (end[columns] for end in self.link())
         warped = np.asarray(z, dtype=float) * self.std_[columns] + self.mean_[columns]
         logit = np.clip(warped, -_MAX_LOGIT, _MAX_LOGIT)
-        base = floor[columns]
-        percent = base + (100.0 - base) / (1.0 + np.exp(-logit))
+        percent = lo + (hi - lo) / (1.0 + np.exp(-logit))
         out = np.where(self.is_percent_[columns], percent, warped)
         return np.clip(out, low[columns], high[columns])
 
@@ -179,6 +240,75 @@ class ScaleTransform:
                 f"values has {values.shape[-1]} columns; the transform was fitted on "
                 f"{len(self.is_percent_)}"
             )
-        floor = self.ranges()[0]
-        p = np.clip((values - floor) / (100.0 - floor), self.eps, 1.0 - self.eps)
+        lo, hi = self.link()
+        p = np.clip((values - lo) / (hi - lo), self.eps, 1.0 - self.eps)
         return np.where(self.is_percent_, np.log(p / (1.0 - p)), values)
+
+
+# Candidate asymptotes of the learned link: each end moved this share of the way from the
+# plain end (floor, 100) to the column's observed extreme (negative: further out).
+_LINK_STEPS = (-2.0, -1.0, -0.5, 0.0, 0.5, 0.8)
+
+
+def _row_factors(
+    values: np.ndarray,
+    is_percent: np.ndarray,
+    floor: np.ndarray,
+    eps: float,
+    rank: int = 2,
+    n_iter: int = 15,
+) -> np.ndarray:
+    """Rank-`rank` row scores of the plain-logit z-matrix, missing cells filled iteratively."""
+    p = np.clip((values - floor) / (100.0 - floor), eps, 1.0 - eps)
+    warped = np.where(is_percent, np.log(p / (1.0 - p)), values)
+    observed = np.isfinite(warped)
+    count = np.maximum(observed.sum(axis=0), 1)
+    mean = np.where(observed, warped, 0.0).sum(axis=0) / count
+    std = np.sqrt(np.where(observed, (warped - mean) ** 2, 0.0).sum(axis=0) / count)
+    std = np.where(std > 1e-8, std, 1.0)
+    z = np.where(observed, (warped - mean) / std, 0.0)
+    filled = z.copy()
+    for _ in range(n_iter):
+        u, sv, vt = np.linalg.svd(filled, full_matrices=False)
+        low = (u[:, :rank] * sv[:rank]) @ vt[:rank]
+        filled = np.where(observed, z, low)
+    return u[:, :rank] * sv[:rank] / np.sqrt(len(z))
+
+
+def _learned_link(values, is_percent, floor, eps, ridge: float = 1.0, min_cells: int = 6):
+    """Per percent column, the asymptotes (from a small grid around the plain floor and 100)
+    whose link best fits the column as a line in the matrix's rank-2 row scores, by
+    leave-one-out absolute error in points; plain where no candidate beats the plain link."""
+    factors = _row_factors(values, is_percent, floor, eps)
+    m = values.shape[1]
+    lo_out, hi_out = floor.astype(float).copy(), np.full(m, 100.0)
+    for j in np.flatnonzero(is_percent):
+        rows = np.flatnonzero(np.isfinite(values[:, j]))
+        if len(rows) < min_cells:
+            continue
+        x = values[rows, j]
+        design = np.column_stack([np.ones(len(rows)), factors[rows]])
+        penalty = ridge * np.eye(design.shape[1])
+        penalty[0, 0] = 0.0
+        hat = design @ np.linalg.solve(design.T @ design + penalty, design.T)
+        leverage = np.clip(np.diag(hat), 0.0, 0.99)
+        vmin, vmax = float(x.min()), float(x.max())
+        best, best_err = (float(floor[j]), 100.0), np.inf
+        for a in _LINK_STEPS:
+            lo = floor[j] + a * (vmin - floor[j])
+            for b in _LINK_STEPS:
+                hi = 100.0 - b * (100.0 - vmax)
+                if hi - lo < 1e-6:
+                    continue
+                q = np.clip((x - lo) / (hi - lo), eps, 1.0 - eps)
+                y = np.log(q / (1.0 - q))
+                resid = y - hat @ y
+                y_loo = y - resid / (1.0 - leverage)
+                pred = lo + (hi - lo) / (1.0 + np.exp(-np.clip(y_loo, -30, 30)))
+                err = float(np.mean(np.abs(np.clip(pred, 0.0, 100.0) - x)))
+                if a == 0.0 and b == 0.0:
+                    err -= 1e-9  # ties go to the plain link
+                if err < best_err:
+                    best, best_err = (lo, hi), err
+        lo_out[j], hi_out[j] = best
+    return lo_out, hi_out

@@ -7,7 +7,9 @@ Layouts, told apart by `state_version` (with `"method": "bayes"`):
   (`model_groups` with the `model_group_mean` / `model_group_precision` arrays, each fitted
   model's family `model_row_groups` and standardised features `model_features`, and the
   features a new model is assumed to have, `new_model_features`). Written by every new fit;
-  state 2 still loads (floor 0, percent columns 0-100, no families).
+  state 2 still loads (floor 0, percent columns 0-100, no families). A fit whose percent
+  links bend (`link_prior` > 0) also writes their asymptotes, `transform_link_low` /
+  `transform_link_high`; without them the link is the plain logit between floor and 100.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ def export_state(model: BayesianCompleter) -> dict[str, Any]:
         arrays[name.rstrip("_")] = {"shape": list(value.shape), "data": round_state(value.ravel())}
     floor, lower, upper = model.transform_.ranges()
     calibration = model.fold_in_calibration_
+    link = {}
+    if float(getattr(model, "link_prior", 0.0)) > 0:
+        low, high = model.transform_.link()
+        link = {"transform_link_low": round_state(low), "transform_link_high": round_state(high)}
     return {
         "state_version": STATE_VERSION,
         "method": "bayes",
@@ -64,6 +70,7 @@ def export_state(model: BayesianCompleter) -> dict[str, Any]:
         "transform_floor": round_state(floor),
         "transform_lower": finite_or_none(lower),
         "transform_upper": finite_or_none(upper),
+        **link,
         "model_groups": list(model.model_groups_),
         "model_row_groups": list(model.model_row_groups_),
         "new_model_noise": float(f"{model.new_model_noise_:.10g}"),
@@ -91,6 +98,7 @@ def restore_state(
         _open_ends(state.get("transform_lower"), -np.inf),
         _open_ends(state.get("transform_upper"), np.inf),
     )
+    model.transform_.set_link(state.get("transform_link_low"), state.get("transform_link_high"))
     for name in _ARRAYS:
         stored = state["arrays"][name.rstrip("_")]
         array = np.asarray(stored["data"], dtype=float).reshape(stored["shape"])
