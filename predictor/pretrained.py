@@ -45,8 +45,8 @@ PRETRAINED: dict[str, Pretrained] = {
         Pretrained(
             name="microsoft/benchpress-v1",
             directory="microsoft-benchpress-v1",
-            content_hash="0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32",
-            digest="sha256:0cc497b51e4819990a603af4d89095839eca651a99ab7dbc2b0ca7d6a4cb6fe8",
+            content_hash="ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf",
+            digest="sha256:96a29c00d7689f89106ba2d7644a55de42205764a4c87d6aea39818751d5adad",
             description="The BenchPress paper score matrix (84 models x 133 benchmarks, "
             "arXiv:2606.24020) on its own, fitted with the default BayesianCompleter.",
         ),
@@ -81,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.12.02.2, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.04.1, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory

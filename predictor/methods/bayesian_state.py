@@ -7,9 +7,11 @@ Layouts, told apart by `state_version` (with `"method": "bayes"`):
   (`model_groups` with the `model_group_mean` / `model_group_precision` arrays, each fitted
   model's family `model_row_groups` and standardised features `model_features`, and the
   features a new model is assumed to have, `new_model_features`). Written by every new fit;
-  state 2 still loads (floor 0, percent columns 0-100, no families). A fit whose percent
-  links bend (`link_prior` > 0) also writes their asymptotes, `transform_link_low` /
-  `transform_link_high`; without them the link is the plain logit between floor and 100.
+  state 2 still loads (floor 0, percent columns 0-100, no families).
+- 4: as 3, plus the asymptotes of the percent links where they bend (`link_prior` > 0, the
+  default: `transform_link_low` / `transform_link_high`) and the fold-in calibration's table
+  for new releases (`release_factors`). States 2 and 3 load with the plain logit between
+  floor and 100 (their fits had no other link) and one calibration table.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from predictor.transforms import ScaleTransform
 if TYPE_CHECKING:  # type hints only: the class calls this module
     from predictor.methods.bayesian import BayesianCompleter
 
-STATE_VERSION = 3
-STATE_VERSIONS = (2, 3)
+STATE_VERSION = 4
+STATE_VERSIONS = (2, 3, 4)
 _ARRAYS = (
     "z_pred_",
     "z_var_",
@@ -89,7 +91,7 @@ def restore_state(
     """A completer equivalent to the exported one; `values` are the fitted observed cells."""
     if state.get("state_version") not in STATE_VERSIONS:
         raise ValueError(f"unsupported fit state version {state.get('state_version')!r}")
-    model = cls(**state["params"])
+    model = cls(**{"link_prior": 0.0, **state["params"]})  # before state 4: plain links
     model.transform_ = ScaleTransform.restored(
         state["scales"], model.eps, state["transform_mean"], state["transform_std"]
     )

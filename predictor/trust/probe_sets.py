@@ -78,35 +78,35 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
 # the selection on each and compares; rebuild a bundled snapshot, re-pin its sets)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
-    "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32": ProbeSet(
-        default=("gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hmmt_feb_2025"),
-        low_cost=("gpqa_diamond", "hle", "aime_2025", "bullshit_pushback", "erqa"),
-        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
-        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
-        inspect=("gpqa_diamond", "mmlu_pro", "ifeval", "gsm8k", "humaneval"),
+    "ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf": ProbeSet(
+        default=("gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hle"),
+        low_cost=("gpqa_diamond", "hle", "bullshit_pushback", "hmmt_nov_2025", "gpqa_main"),
+        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "truthfulqa"),
+        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "drop"),
+        inspect=("gpqa_diamond", "mmlu_pro", "truthfulqa", "ifeval", "gsm8k"),
     ),
-    # 2026.12.02.2, the main bundled snapshot (`BenchPress.load()`)
-    "eb7bdde182d69f91a3c146e6a4ce726179c9a0b0f544591ee7664cf3033009c3": ProbeSet(
+    # 2026.12.04.1, the main bundled snapshot (`BenchPress.load()`)
+    "968fab02b1fb11f1c3097360918eef9a496bc559f3feda4a46d3910bed42ddb8": ProbeSet(
         default=(
             "gpqa_diamond",
             "livebench_paraphrase",
+            "arc_agi_1",
             "mmlu",
-            "livebench_python",
-            "arc_agi_2",
+            "livebench_typescript",
         ),
         low_cost=(
             "gpqa_diamond",
             "livebench_paraphrase",
-            "mmlu",
             "livebench_olympiad",
-            "livebench_story_generation",
+            "mmlu",
+            "livebench_integrals_with_game",
         ),
-        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "open_llm_gpqa", "gpqa_main"),
-        lm_eval_chat=("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "gsm8k", "gpqa_main"),
-        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "mbpp"),
+        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "open_llm_gpqa"),
+        lm_eval_chat=("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "humaneval_plus"),
+        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "humaneval"),
     ),
 }
-BENCHPRESS_V1_HASH = "0e5bac8c344c985e829f9992719b99b31e5e7ae16867091adbb987d8252b8f32"
+BENCHPRESS_V1_HASH = "ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf"
 _computed: dict[str, ProbeSet] = {}
 _runnable: dict[tuple[str, str, bool], tuple[str, ...]] = {}
 
