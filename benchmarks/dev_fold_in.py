@@ -22,7 +22,6 @@ time-honest protocol, with the calibration the pipeline computes (measure only).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import replace
@@ -35,7 +34,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.dev_splits import parse_value  # noqa: E402
+from benchmarks.dev_splits import parse_value, print_figures  # noqa: E402
 from predictor.calibration import calibrate_fold_in, held_out_models  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
@@ -150,11 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.future or args.only_future:
         out.update(future_coverage(values, scales, side, params, shift=args.future_shift))
     out["wall_seconds"] = time.perf_counter() - start
-    if args.json:
-        print(json.dumps(out))
-    else:
-        shown = (f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items())
-        print(" ".join(shown))
+    print_figures(out, args.json)
     return 0
 
 

@@ -187,6 +187,15 @@ def parse_value(text: str):
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def print_figures(out: dict, as_json: bool) -> None:
+    """One line of `name=value` figures, or the JSON object (`--json`)."""
+    if as_json:
+        print(json.dumps(out))
+    else:
+        shown = (f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items())
+        print(" ".join(shown))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
@@ -225,11 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.new_benchmark or args.only_new_benchmark:
         out.update(new_benchmark(values, scales, params))
     out["wall_seconds"] = time.perf_counter() - start
-    if args.json:
-        print(json.dumps(out))
-    else:
-        shown = (f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in out.items())
-        print(" ".join(shown))
+    print_figures(out, args.json)
     return 0
 
 

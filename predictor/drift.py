@@ -25,12 +25,22 @@ REFERENCE_PROBES: dict[str, dict[str, float]] = {
 
 
 def completed_z(snapshot: Snapshot) -> tuple[np.ndarray, list[str]]:
-    """The fitted (ensemble-mean) z-space matrix of a snapshot and its benchmark ids."""
+    """The fitted (ensemble-mean) matrix of a snapshot in a space every fit shares, and its
+    benchmark ids: completed scores through the plain percent logit (floor to 100), each
+    column z-scored. Not the fit's own z-space: a fit whose percent links bend has its own
+    per-column warp, and comparing two such spaces would count a changed bend as rotation."""
     fit = snapshot.fit
     model = restore_state(
         fit["state"], np.full((len(fit["model_ids"]), len(fit["benchmark_ids"])), np.nan)
     )
-    return model.z_pred_, list(fit["benchmark_ids"])
+    transform = model.transform_
+    scores = transform.inverse(model.z_pred_)
+    floor = transform.ranges()[0]
+    share = np.clip((scores - floor) / (100.0 - floor), transform.eps, 1.0 - transform.eps)
+    warped = np.where(transform.is_percent_, np.log(share / (1.0 - share)), scores)
+    spread = warped.std(axis=0)
+    z = (warped - warped.mean(axis=0)) / np.where(spread > 1e-8, spread, 1.0)
+    return z, list(fit["benchmark_ids"])
 
 
 def benchmark_loadings(z: np.ndarray, rank: int = 2) -> np.ndarray:

@@ -223,8 +223,8 @@ def test_probes_say_when_the_budget_stopped_them(capsys) -> None:
     )
     assert code == 0
     assert (
-        "4 of the 5 probes asked for: the budget 8 stopped the search (7.81 spent; every other "
-        "candidate costs more than the 0.19 left); raise the budget for more"
+        "3 of the 5 probes asked for: the budget 8 stopped the search (7.91 spent; every other "
+        "candidate costs more than the 0.09 left); raise the budget for more"
     ) in out.splitlines()
 
 

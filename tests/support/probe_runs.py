@@ -21,8 +21,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "probe_tasks"
 BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
 # the bundled snapshot's default runnable sets (predictor.trust.probe_sets.PINNED)
-LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "open_llm_gpqa", "gpqa_main")
-CHAT_PROBES = ("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "gsm8k", "gpqa_main")
+LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "open_llm_gpqa")
+CHAT_PROBES = ("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "humaneval_plus")
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 
 
@@ -37,9 +37,16 @@ def render_tasks(folder: Path) -> Path:
     return folder
 
 
-def task_overrides(benchmarks=(*LM_EVAL_PROBES, *CHAT_PROBES)) -> str:
-    """`BENCHPRESS_PROBE_TASKS` for the fixture tasks (`bp_probe_<benchmark>`)."""
-    return ",".join(f"{b}=bp_probe_{b}" for b in dict.fromkeys(benchmarks))
+def fixture_benchmarks() -> list[str]:
+    """Every benchmark with a fixture task (`bp_probe_<benchmark>.yaml`)."""
+    return sorted(p.stem.removeprefix("bp_probe_") for p in FIXTURES.glob("bp_probe_*.yaml"))
+
+
+def task_overrides(benchmarks=None) -> str:
+    """`BENCHPRESS_PROBE_TASKS` for the fixture tasks (`bp_probe_<benchmark>`); all of them
+    unless `benchmarks` names some."""
+    chosen = fixture_benchmarks() if benchmarks is None else benchmarks
+    return ",".join(f"{b}=bp_probe_{b}" for b in dict.fromkeys(chosen))
 
 
 def run_environment(root: Path, tasks: Path, **settings: str) -> dict[str, str]:
