@@ -34,7 +34,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.dev_splits import parse_value, print_figures  # noqa: E402
+from benchmarks.dev_splits import parse_settings, print_figures  # noqa: E402
 from predictor.calibration import calibrate_fold_in, held_out_models  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
@@ -136,10 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        params[name] = parse_value(value)
+    params = parse_settings(args.set)
     values, _, benchmark_ids, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
     side = paper_side_information(DEFAULT_MATRIX_PATH, DEFAULT_REGISTRY_PATH, benchmark_ids)
     start = time.perf_counter()

@@ -187,6 +187,15 @@ def parse_value(text: str):
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def parse_settings(items: list[str]) -> dict:
+    """`--set NAME=VALUE` options as keyword arguments of the method."""
+    params = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        params[name] = parse_value(value)
+    return params
+
+
 def print_figures(out: dict, as_json: bool) -> None:
     """One line of `name=value` figures, or the JSON object (`--json`)."""
     if as_json:
@@ -212,10 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         help="also the pooled MedAE of these benchmarks (no ids: the peers' named columns)",
     )
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        params[name] = parse_value(value)
+    params = parse_settings(args.set)
     values, _, benchmark_ids, scales = load_paper_matrix(DEFAULT_MATRIX_PATH)
     side = paper_side_information(DEFAULT_MATRIX_PATH, DEFAULT_REGISTRY_PATH, benchmark_ids)
     use = () if args.plain else DEFAULT_USE

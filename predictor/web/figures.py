@@ -204,6 +204,7 @@ PARAM_LABELS = (
     ("n_samples", "samples per chain"),
     ("n_keep", "draws kept"),
     ("nu", "Student-t degrees of freedom"),
+    ("link", "percent link"),
     ("alpha", "λ (ridge)"),
     ("n_iter", "iterations"),
     ("n_seeds", "seeds"),
@@ -225,6 +226,17 @@ def _param_text(value: Any) -> str | None:
     return None
 
 
+def _link_text(prior: Any, mode: Any) -> str | None:
+    """How the fit's percent link was set: bent per benchmark (shrunk to the plain logit by
+    n / (n + prior)) or the plain logit; None for fits that do not record it."""
+    if isinstance(prior, bool) or not isinstance(prior, int | float) or not math.isfinite(prior):
+        return None
+    if prior <= 0:
+        return "plain logit"
+    how = mode if isinstance(mode, str) and mode.strip() else "learned"
+    return f"{how.strip()} per benchmark, shrunk to the plain logit by n / (n + {prior:g})"
+
+
 def fit_summary(manifest: dict[str, Any], fit: dict[str, Any] | None) -> dict[str, Any]:
     """The fit's method and the parameters it actually has, as label/value text (never a
     missing value): from the manifest's `fit_params` and the fit state's `params`."""
@@ -236,6 +248,7 @@ def fit_summary(manifest: dict[str, Any], fit: dict[str, Any] | None) -> dict[st
     for source in (fit.get("params"), manifest.get("fit_params")):
         if isinstance(source, dict):
             merged.update(source)
+    merged["link"] = _link_text(merged.get("link_prior"), merged.get("link_mode"))
     params = []
     for key, label in PARAM_LABELS:
         text = _param_text(merged.get(key))

@@ -34,6 +34,7 @@ def test_snapshot_lists_the_bayesian_methods_own_parameters(app: RunningApp) -> 
         ("samples per chain", "20"),
         ("draws kept", "40"),
         ("Student-t degrees of freedom", "3"),
+        ("percent link", "learned per benchmark, shrunk to the plain logit by n / (n + 30)"),
         ("min. scores per model", "15"),
         ("min. scores per benchmark", "8"),
         ("random seed", "0"),
@@ -59,6 +60,14 @@ def test_fit_summary_of_the_als_recipe_and_of_missing_values() -> None:
     )
     assert broken == {"method": None, "method_label": "unrecorded", "params": []}
     assert "null" not in json.dumps(broken["params"]) and "NaN" not in json.dumps(broken)
+    # a state written before the link could bend, with the link off, with a broken value
+    links = [
+        fit_summary({}, {"method": "bayes", "params": params})["params"]
+        for params in ({"rank": 4}, {"link_prior": 0.0}, {"link_prior": float("nan")})
+    ]
+    assert links[0] == [{"key": "rank", "label": "rank", "value": "4"}]
+    assert links[1] == [{"key": "link", "label": "percent link", "value": "plain logit"}]
+    assert links[2] == []
 
 
 # --------------------------------------------------------------- 1b. predicted vs actual

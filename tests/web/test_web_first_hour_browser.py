@@ -40,7 +40,8 @@ def test_fit_tab_shows_the_methods_parameters_and_the_held_out_scatter(
     assert "Method\nrobust Bayesian matrix factorisation" in manifest
     assert (
         "Fit\nrank 4, chains 8, burn-in sweeps per chain 20, samples per chain 20, draws kept "
-        "40, Student-t degrees of freedom 3, min. scores per model 15, min. scores per "
+        "40, Student-t degrees of freedom 3, percent link learned per benchmark, shrunk to "
+        "the plain logit by n / (n + 30), min. scores per model 15, min. scores per "
         "benchmark 8, random seed 0"
     ) in manifest
     assert "λ" not in manifest and "iterations" not in manifest
