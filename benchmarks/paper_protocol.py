@@ -23,9 +23,15 @@ space and KNNImputer) beside ours on the same held-out folds, and per benchmark 
 30 held-out cells pooled over the folds our MedAE against ExtraTrees' (where the low-rank
 model bends least well). ExtraTrees takes about 25 s a fold on 2 cores.
 
+With `--user-path [SEED ...]`, also (b) through the path users take (`benchmarks/user_path.py`):
+each model left out, `BenchPress.fit` on the others' cells and `BenchPress.predict(probes,
+model=ID, release_date=DATE)`, MedAE of the hidden cells (mean over the seeds, default 0;
+about 6 minutes a seed on 2 cores).
+
     python benchmarks/paper_protocol.py --out paper_protocol.json     # about 4 minutes
     python benchmarks/paper_protocol.py --quick                        # 3 folds, 21 models
     python benchmarks/paper_protocol.py --peers --no-probe             # + peers, ~15 minutes
+    python benchmarks/paper_protocol.py --peers --user-path 0 1 2      # the whole comparison
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.peers import format_peer_report, peer_report  # noqa: E402
+from benchmarks.user_path import user_path_figures  # noqa: E402
 from predictor.cli.evaluate import QUICK_FOLDS, add_arguments, format_peers, run  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_REGISTRY_PATH,
@@ -60,14 +67,41 @@ def peers(args) -> dict:
     return peer_report(values, scales, benchmark_ids, folds, side, args.level, args.seed)
 
 
+def format_user_path(figures: dict) -> str:
+    """Two lines: the 5-probe MedAE through `BenchPress.fit` + `predict`, named and not."""
+    seeds = ", ".join(map(str, figures["seeds"]))
+    lines = [
+        f"5-probe protocol through BenchPress.fit + predict ({figures['models']} models left out "
+        f"in turn; seeds {seeds}): MedAE of the hidden cells"
+    ]
+    for key, label in (("named", "with the model's name and date"), ("no_name_or_date", "without")):
+        row = figures[key]
+        by_seed = ", ".join(f"{v:.2f}" for v in row["medae_by_seed"])
+        cells = row["n_hidden"]
+        lines.append(f"  {label:<32} {row['medae_hidden']:.2f} ({by_seed}; {cells} cells)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_arguments(parser)
     parser.add_argument("--peers", action="store_true", help="also the scikit-learn peers")
+    parser.add_argument(
+        "--user-path",
+        type=int,
+        nargs="*",
+        default=None,
+        metavar="SEED",
+        help="also the 5-probe protocol through BenchPress.fit + predict (seeds; default 0)",
+    )
     args = parser.parse_args(argv)
     results = run(args)
     if args.peers:
         results["sklearn_peers"] = peers(args)
+    if args.user_path is not None:
+        results["user_path"] = user_path_figures(
+            Path(args.data), args.user_path or [0], quick=args.quick
+        )
     if args.json:
         print(json.dumps(results, indent=2))
     else:
@@ -79,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.peers:
             print("\nheld-out folds, ours beside the scikit-learn peers:")
             print(format_peer_report(results["sklearn_peers"]))
+        if args.user_path is not None:
+            print()
+            print(format_user_path(results["user_path"]))
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -84,6 +84,50 @@ def user_path(
     return errors, unnamed, time.perf_counter() - start, families
 
 
+def left_out_models(values: np.ndarray, probes: list[int], quick: bool = False) -> list[int]:
+    """The models the protocol leaves out: those with a probe to reveal and a cell to hide
+    (every 4th with `quick`); the others are skipped by every method alike."""
+    models = range(0, values.shape[0], 4 if quick else 1)
+    return [
+        i
+        for i in models
+        if np.isfinite(values[i, probes]).any()
+        and (np.isfinite(values[i]).sum() > np.isfinite(values[i, probes]).sum())
+    ]
+
+
+def summarise(runs: list[tuple[list[float], float]]) -> dict:
+    """Mean over seeds of the hidden cells' MedAE, each seed's, the cells, seconds per seed."""
+    return {
+        "medae_hidden": round(float(np.mean([np.median(e) for e, _ in runs])), 3),
+        "medae_by_seed": [round(float(np.median(e)), 3) for e, _ in runs],
+        "n_hidden": len(runs[0][0]),
+        "seconds": round(float(np.mean([t for _, t in runs])), 1),
+    }
+
+
+def user_path_figures(data: Path, seeds: list[int], quick: bool = False) -> dict:
+    """The user's path alone (`paper_protocol.py --user-path`): with and without the model's
+    name and release date, `summarise`d over `seeds`."""
+    values, model_ids, benchmark_ids, _ = load_paper_matrix(data)
+    dates = dict(load_paper_models(data).select("model_id", "release_date").iter_rows())
+    models = left_out_models(values, [benchmark_ids.index(b) for b in PAPER_PROBES], quick)
+    scores = paper_scores_frame(data)
+    named, bare = [], []
+    for seed in seeds:
+        with_name, without, seconds, _ = user_path(
+            scores, values, model_ids, benchmark_ids, dates, models, seed
+        )
+        named.append((with_name, seconds))
+        bare.append((without, seconds))
+    return {
+        "models": len(models),
+        "seeds": list(seeds),
+        "named": summarise(named),
+        "no_name_or_date": summarise(bare),
+    }
+
+
 def protocol(values, scales, fit_predict, models: list[int], probes) -> tuple[list[float], float]:
     """Absolute errors of the hidden cells of `run_probe_protocol` over `models`."""
     errors: list[float] = []
@@ -109,14 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     dates = dict(meta.select("model_id", "release_date").iter_rows())
     side = paper_side_information(args.data, DEFAULT_REGISTRY_PATH, benchmark_ids)
     probes = [benchmark_ids.index(b) for b in PAPER_PROBES]
-    models = list(range(0, len(model_ids), 4 if args.quick else 1))
-    # models with no probe revealed or nothing hidden are skipped by every method alike
-    models = [
-        i
-        for i in models
-        if np.isfinite(values[i, probes]).any()
-        and (np.isfinite(values[i]).sum() > np.isfinite(values[i, probes]).sum())
-    ]
+    models = left_out_models(values, probes, args.quick)
     scores = paper_scores_frame(args.data)  # what BenchPress.fit is given, less one model
     per_seed: dict[str, list[tuple[list[float], float]]] = {}
     for seed in args.seeds:
@@ -139,15 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         for name, run in runs.items():
             per_seed.setdefault(name, []).append(run)
-    figures = {
-        name: {
-            "medae_hidden": round(float(np.mean([np.median(e) for e, _ in runs])), 3),
-            "medae_by_seed": [round(float(np.median(e)), 3) for e, _ in runs],
-            "n_hidden": len(runs[0][0]),
-            "seconds": round(float(np.mean([t for _, t in runs])), 1),
-        }
-        for name, runs in per_seed.items()
-    }
+    figures = {name: summarise(runs) for name, runs in per_seed.items()}
     if args.json:
         print(json.dumps({"models": len(models), "figures": figures}, indent=2))
         return 0
