@@ -50,6 +50,7 @@ from predictor.calibration import (  # noqa: E402
     calibrate_fold_in,
     conformal_quantile,
     held_out_models,
+    reveal_scores,
 )
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_FOLDS_PATH,
@@ -155,12 +156,9 @@ def fold_in_check(
         )
         for i in np.flatnonzero(inside):
             cells = np.flatnonzero(observed[i])
-            if len(cells) < known + 3:
+            if (drawn := reveal_scores(values, i, cells, known, rng)) is None:
                 continue
-            revealed = rng.choice(cells, known, replace=False)
-            row = np.full(values.shape[1], np.nan)
-            row[revealed] = values[i, revealed]
-            hidden = np.setdiff1d(cells, revealed)
+            row, hidden = drawn
             actual = values[i, hidden]
             about = {"features": side.model_features(i, use), "group": side.model_group(i, use)}
             for key, cal in (("raw", None), ("calibrated", calibration)):

@@ -35,7 +35,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.dev_splits import parse_settings, print_figures  # noqa: E402
-from predictor.calibration import calibrate_fold_in, held_out_models  # noqa: E402
+from predictor.calibration import calibrate_fold_in, held_out_models, reveal_scores  # noqa: E402
 from predictor.evaluation import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
@@ -82,12 +82,9 @@ def fold_in_coverage(
                 cells = np.flatnonzero(observed[i])
                 about = {"features": side.model_features(i, use), "group": side.model_group(i, use)}
                 for k in KNOWN:
-                    if len(cells) < k + 3:
+                    if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
                         continue
-                    revealed = rng.choice(cells, k, replace=False)
-                    row = np.full(values.shape[1], np.nan)
-                    row[revealed] = values[i, revealed]
-                    hidden = np.setdiff1d(cells, revealed)
+                    row, hidden = drawn
                     mean, low, high, _ = comp.fold_in_summary(row, LEVEL, **about)
                     actual = values[i, hidden]
                     covered[k].append((actual >= low[hidden]) & (actual <= high[hidden]))

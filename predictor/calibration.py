@@ -46,6 +46,7 @@ __all__ = [
     "fold_in_residuals",
     "held_out_models",
     "hide_models",
+    "reveal_scores",
 ]
 
 # known scores drawn for the calibration fold-ins: several per stratum of `KNOWN_STRATA`
@@ -63,6 +64,19 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
     ordered = np.sort(np.asarray(scores, dtype=float))
     rank = min(len(ordered), math.ceil((len(ordered) + 1) * level))
     return float(ordered[rank - 1])
+
+
+def reveal_scores(
+    values: np.ndarray, i: int, cells: np.ndarray, k: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Model i as a new model known by k of its `cells` drawn at random: (its row with only
+    those, the cells left to score); None when fewer than 3 would be left (no draw made)."""
+    if len(cells) < k + 3:
+        return None
+    revealed = rng.choice(cells, k, replace=False)
+    row = np.full(values.shape[1], np.nan)
+    row[revealed] = values[i, revealed]
+    return row, np.setdiff1d(cells, revealed)
 
 
 def hide_models(values: np.ndarray, inside: np.ndarray) -> np.ndarray:
@@ -132,12 +146,9 @@ def fold_in_residuals(
                     "group": None if families is None else families[i],
                 }
                 for k in known:
-                    if len(cells) < k + 3:  # too few left to score
+                    if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
                         continue
-                    revealed = rng.choice(cells, k, replace=False)
-                    row = np.full(values.shape[1], np.nan)
-                    row[revealed] = values[i, revealed]
-                    hidden = np.setdiff1d(cells, revealed)
+                    row, hidden = drawn
                     z_mean, sd = completer.fold_in_predictive(row, **about)
                     out["side"][k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
     if features is not None and features.shape[1] == 1:
@@ -179,12 +190,9 @@ def _release_residuals(
         for i in test:
             cells = np.flatnonzero(observed[i] & fitted)
             for k in known:
-                if len(cells) < k + 3:
+                if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
                     continue
-                revealed = rng.choice(cells, k, replace=False)
-                row = np.full(values.shape[1], np.nan)
-                row[revealed] = values[i, revealed]
-                hidden = np.setdiff1d(cells, revealed)
+                row, hidden = drawn
                 z_mean, sd = completer.fold_in_predictive(row)
                 out[k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
     return out
