@@ -24,6 +24,23 @@ FACTS_FILE = Path(__file__).parent / "facts" / "tasks.csv"
 FACT_COLUMNS = ("tool", "task", "output_type", "items", "shots", "tokens_per_item")
 TOOLS = ("lm_eval", "inspect")
 GENERATIVE = frozenset({"generate_until", "generate"})
+# Tasks scored by running the code the model wrote: lm-eval marks them `unsafe_code` and
+# refuses them unless told to run untrusted code; Inspect's run it in a Docker sandbox. A run
+# must not execute a model's code because a probe set chose the task, so probe sets chosen
+# for a tool leave them out (and `benchpress run` never tells lm-eval to run untrusted code).
+RUNS_MODEL_CODE = frozenset(
+    {
+        ("lm_eval", "humaneval"),
+        ("lm_eval", "humaneval_instruct"),
+        ("lm_eval", "humaneval_plus"),
+        ("lm_eval", "mbpp"),
+        ("lm_eval", "mbpp_instruct"),
+        ("lm_eval", "mbpp_plus"),
+        ("lm_eval", "mbpp_plus_instruct"),
+        ("inspect", "inspect_evals/humaneval"),
+        ("inspect", "inspect_evals/mbpp"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +81,11 @@ def load_facts() -> dict[tuple[str, str], TaskFacts]:
 def task_facts(tool: str, task: str) -> TaskFacts | None:
     """The facts of one task, or None for a task the table does not list."""
     return load_facts().get((tool, task))
+
+
+def runs_model_code(tool: str, task: str) -> bool:
+    """True when scoring the task executes code the model wrote (`RUNS_MODEL_CODE`)."""
+    return (tool, task) in RUNS_MODEL_CODE
 
 
 def is_generative(tool: str, task: str) -> bool | None:

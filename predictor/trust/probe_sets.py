@@ -102,8 +102,8 @@ PINNED: dict[str, ProbeSet] = {
             "livebench_integrals_with_game",
         ),
         lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "open_llm_gpqa"),
-        lm_eval_chat=("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "humaneval_plus"),
-        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "humaneval"),
+        lm_eval_chat=("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "math"),
+        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "winogrande"),
     ),
 }
 BENCHPRESS_V1_HASH = "ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf"

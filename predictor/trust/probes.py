@@ -27,6 +27,7 @@ from predictor.calibration import held_out_models
 from predictor.methods.base import Completer
 from predictor.methods.registry import default_completer
 from predictor.results.runnable import preferred_tasks, task_columns
+from predictor.results.task_facts import runs_model_code
 from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.profiles import resolve_targets
@@ -358,11 +359,16 @@ def runnable_tool(runnable: str | None) -> str | None:
 
 def runnable_benchmarks(bp, runnable: str, chat: bool = False) -> list[str]:
     """Fitted benchmarks with a mapped task of tool `runnable` (`chat`: a task that only
-    generates, the kind a chat endpoint runs), in the snapshot's column order."""
+    generates, the kind a chat endpoint runs), in the snapshot's column order; not those
+    whose task executes the model's code (`task_facts.RUNS_MODEL_CODE`)."""
     tool = runnable_tool(runnable)
     tasks = preferred_tasks(tool, generative_only=chat)
     # an Inspect task known only by a bare name has no registry name to run it by
-    runs = {b for b, task in tasks.items() if tool != "inspect" or "/" in task}
+    runs = {
+        b
+        for b, task in tasks.items()
+        if (tool != "inspect" or "/" in task) and not runs_model_code(tool, task)
+    }
     return [b for b in bp.fit_benchmarks_ if b in runs and b not in NOT_RUNNABLE]
 
 

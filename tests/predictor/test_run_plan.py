@@ -3,10 +3,12 @@ the endpoint settings and the key's handling, the preflight's URL."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from predictor.results.runnable import preferred_tasks
-from predictor.results.task_facts import load_facts, task_facts
+from predictor.results.task_facts import RUNS_MODEL_CODE, load_facts, task_facts
 from predictor.runs.plan import format_duration, format_tokens, plan_task
 from predictor.runs.preflight import models_url
 from predictor.runs.settings import (
@@ -27,6 +29,42 @@ def test_every_task_a_probe_runs_by_default_is_sized(tool: str) -> None:
             assert facts is not None, (benchmark, task)
             assert facts.items and facts.tokens_per_item, (benchmark, task)
             assert facts.generative or not generative
+
+
+def _lm_eval_configs() -> dict[str, Path]:
+    """lm-eval's own task configs by task name (the installed package's YAML files)."""
+    import lm_eval  # deferred: the optional tool this test reads the configs of
+
+    found: dict[str, Path] = {}
+    for path in sorted(Path(lm_eval.__file__).parent.joinpath("tasks").rglob("*.yaml")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("task:"):
+                found.setdefault(line.split(":", 1)[1].strip().strip("'\""), path)
+    return found
+
+
+def _marked_unsafe(path: Path) -> bool:
+    """`unsafe_code: true` in the config or in one it includes."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key == "unsafe_code":
+            return value.strip().lower() == "true"
+        included = path.parent / value.strip()
+        if key == "include" and included.is_file() and _marked_unsafe(included):
+            return True
+    return False
+
+
+def test_the_tasks_that_run_model_code_are_the_ones_lm_eval_marks_unsafe() -> None:
+    configs = _lm_eval_configs()
+    ours = [task for tool, task in load_facts() if tool == "lm_eval"]
+    unsafe = {task for task in ours if task in configs and _marked_unsafe(configs[task])}
+    assert unsafe == {task for tool, task in RUNS_MODEL_CODE if tool == "lm_eval"}
+    assert {("inspect", "inspect_evals/humaneval"), ("inspect", "inspect_evals/mbpp")} < (
+        RUNS_MODEL_CODE
+    )
+    assert set(load_facts()) >= RUNS_MODEL_CODE
 
 
 def test_facts_table_reads_known_sizes() -> None:
