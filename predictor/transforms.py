@@ -305,22 +305,19 @@ def _learned_link(values, is_percent, floor, eps, ridge: float = 1e-3, min_cells
         hat = design @ np.linalg.solve(design.T @ design + penalty, design.T)
         leverage = np.clip(np.diag(hat), 0.0, 0.99)
         vmin, vmax = float(x.min()), float(x.max())
-        best, best_err = (float(floor[j]), 100.0), np.inf
-        for a in _LINK_STEPS:
-            lo = floor[j] + a * (vmin - floor[j])
-            for b in _LINK_STEPS:
-                hi = 100.0 - b * (100.0 - vmax)
-                if hi - lo < 1e-6:
-                    continue
-                q = np.clip((x - lo) / (hi - lo), eps, 1.0 - eps)
-                y = np.log(q / (1.0 - q))
-                resid = y - hat @ y
-                y_loo = y - resid / (1.0 - leverage)
-                pred = lo + (hi - lo) / (1.0 + np.exp(-np.clip(y_loo, -30, 30)))
-                err = float(np.mean(np.abs(np.clip(pred, 0.0, 100.0) - x)))
-                if a == 0.0 and b == 0.0:
-                    err -= 1e-9  # ties go to the plain link
-                if err < best_err:
-                    best, best_err = (lo, hi), err
+        los = floor[j] + np.asarray(_LINK_STEPS) * (vmin - floor[j])
+        his = 100.0 - np.asarray(_LINK_STEPS) * (100.0 - vmax)
+        lo, hi = (grid.reshape(-1) for grid in np.meshgrid(los, his, indexing="ij"))
+        usable = hi - lo >= 1e-6
+        lo, hi = lo[usable], hi[usable]
+        # every candidate link at once: a column of y per (lo, hi), in the grid's order
+        q = np.clip((x[:, None] - lo) / (hi - lo), eps, 1.0 - eps)
+        y = np.log(q / (1.0 - q))
+        y_loo = y - (y - hat @ y) / (1.0 - leverage)[:, None]
+        pred = lo + (hi - lo) / (1.0 + np.exp(-np.clip(y_loo, -30, 30)))
+        err = np.mean(np.abs(np.clip(pred, 0.0, 100.0) - x[:, None]), axis=0)
+        plain = (lo == floor[j]) & (hi == 100.0)
+        err = np.where(plain, err - 1e-9, err)  # ties go to the plain link
+        best = (lo[np.argmin(err)], hi[np.argmin(err)])
         lo_out[j], hi_out[j] = best
     return lo_out, hi_out
