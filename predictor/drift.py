@@ -14,6 +14,7 @@ import numpy as np
 from predictor.api import BenchPress
 from predictor.fitted_state import restore_state
 from predictor.snapshots import Snapshot
+from predictor.transforms import plain_warp
 
 # Fixed probe sets standing for typical new models (weak, mid, frontier): their predictions
 # must not jump between consecutive snapshots unless the data really changed.
@@ -35,9 +36,7 @@ def completed_z(snapshot: Snapshot) -> tuple[np.ndarray, list[str]]:
     )
     transform = model.transform_
     scores = transform.inverse(model.z_pred_)
-    floor = transform.ranges()[0]
-    share = np.clip((scores - floor) / (100.0 - floor), transform.eps, 1.0 - transform.eps)
-    warped = np.where(transform.is_percent_, np.log(share / (1.0 - share)), scores)
+    warped = plain_warp(scores, transform.is_percent_, transform.ranges()[0], transform.eps)
     spread = warped.std(axis=0)
     z = (warped - warped.mean(axis=0)) / np.where(spread > 1e-8, spread, 1.0)
     return z, list(fit["benchmark_ids"])

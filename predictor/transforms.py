@@ -251,6 +251,13 @@ class ScaleTransform:
 _LINK_STEPS = (-2.0, -1.0, -0.5, 0.0, 0.5, 0.8)
 
 
+def plain_warp(values: np.ndarray, is_percent: np.ndarray, floor: np.ndarray, eps: float):
+    """Percent columns through the plain logit of the share from the floor to 100 (clipped to
+    [eps, 1 - eps]), other columns as they are: the space every fit shares, bent link or not."""
+    p = np.clip((values - floor) / (100.0 - floor), eps, 1.0 - eps)
+    return np.where(is_percent, np.log(p / (1.0 - p)), values)
+
+
 def _row_factors(
     values: np.ndarray,
     is_percent: np.ndarray,
@@ -260,8 +267,7 @@ def _row_factors(
     n_iter: int = 15,
 ) -> np.ndarray:
     """Rank-`rank` row scores of the plain-logit z-matrix, missing cells filled iteratively."""
-    p = np.clip((values - floor) / (100.0 - floor), eps, 1.0 - eps)
-    warped = np.where(is_percent, np.log(p / (1.0 - p)), values)
+    warped = plain_warp(values, is_percent, floor, eps)
     observed = np.isfinite(warped)
     count = np.maximum(observed.sum(axis=0), 1)
     mean = np.where(observed, warped, 0.0).sum(axis=0) / count
