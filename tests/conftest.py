@@ -124,9 +124,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("BENCHPRESS_HOME") or os.environ.get(_AUTO_HOME):
         os.environ["BENCHPRESS_HOME"] = tempfile.mkdtemp(prefix="benchpress-test-home-")
         os.environ[_AUTO_HOME] = "1"
+    # One BLAS thread per process: `make test` runs a worker per core, and OpenBLAS threads of
+    # two workers that wait on each other spin (a refresh's fit took 2.6x the CPU time).
+    # Set before NumPy loads in any worker or subprocess; a value already set is kept.
+    for variable in _BLAS_THREADS:
+        os.environ.setdefault(variable, "1")
 
 
 _AUTO_HOME = "BENCHPRESS_TEST_HOME_IS_THROWAWAY"
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 @pytest.hookimpl(optionalhook=True)

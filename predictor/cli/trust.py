@@ -237,7 +237,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
             runnable=args.runnable,
             chat=chat_only(args.model_type),
         )
-    frame = sel.to_frame()
+    frame = sel.to_frame(chat=chat_only(args.model_type))
     steps = next_steps(frame["benchmark"].to_list())
 
     def table() -> None:

@@ -61,20 +61,23 @@ def preferred_tasks(fmt: str, generative_only: bool = False) -> dict[str, str]:
     return {benchmark: task for benchmark, (_, task) in ranked.items()}
 
 
-def lm_eval_task(benchmark_id: str) -> str | None:
-    return preferred_tasks("lm_eval").get(benchmark_id)
+def lm_eval_task(benchmark_id: str, chat: bool = False) -> str | None:
+    return preferred_tasks("lm_eval", generative_only=chat).get(benchmark_id)
 
 
-def inspect_task(benchmark_id: str) -> str | None:
-    return preferred_tasks("inspect").get(benchmark_id)
+def inspect_task(benchmark_id: str, chat: bool = False) -> str | None:
+    return preferred_tasks("inspect", generative_only=chat).get(benchmark_id)
 
 
-def task_columns(benchmarks: Iterable[str | None]) -> dict[str, list[str | None]]:
-    """`lm_eval_task` and `inspect_task` columns for a frame of benchmarks (None: unknown)."""
+def task_columns(
+    benchmarks: Iterable[str | None], chat: bool = False
+) -> dict[str, list[str | None]]:
+    """`lm_eval_task` and `inspect_task` columns for a frame of benchmarks (None: unknown);
+    `chat`: the tasks a chat endpoint runs (what `benchpress run` picks for one)."""
     names = list(benchmarks)
     return {
-        "lm_eval_task": [None if b is None else lm_eval_task(b) for b in names],
-        "inspect_task": [None if b is None else inspect_task(b) for b in names],
+        "lm_eval_task": [None if b is None else lm_eval_task(b, chat) for b in names],
+        "inspect_task": [None if b is None else inspect_task(b, chat) for b in names],
     }
 
 

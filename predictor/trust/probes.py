@@ -61,9 +61,10 @@ class ProbeSelection:
     def total_cost(self) -> float:
         return float(sum(self.costs))
 
-    def to_frame(self) -> pl.DataFrame:
+    def to_frame(self, chat: bool = False) -> pl.DataFrame:
         """One row per probe; `lm_eval_task` / `inspect_task` name the tool task that runs
-        it (None when no tool task is known; `predictor.results.runnable`)."""
+        it (None when no tool task is known; `predictor.results.runnable`), `chat`: the
+        task a chat endpoint runs (the generative one, as `benchpress run` chooses)."""
         names = self.benchmarks or [str(c) for c in self.columns]
         return pl.DataFrame(
             {
@@ -73,7 +74,7 @@ class ProbeSelection:
                 "expected_medae": self.errors,
                 "cost": self.costs,
                 "cumulative_cost": list(np.cumsum(self.costs, dtype=float)) if self.costs else [],
-                **task_columns(self.benchmarks or [None] * len(self.columns)),
+                **task_columns(self.benchmarks or [None] * len(self.columns), chat),
             },
             schema={
                 "step": pl.Int64,

@@ -421,9 +421,13 @@ def test_probes_runnable_chooses_among_tasks_the_tool_can_run(tmp_path: Path) ->
         env,
         tmp_path,
     )
-    assert [r["benchmark"] for r in json.loads(chat.stdout)["tasks"]] == list(CHAT_PROBES)
+    chat_tasks = json.loads(chat.stdout)["tasks"]
+    assert [r["benchmark"] for r in chat_tasks] == list(CHAT_PROBES)
     generative = preferred_tasks("lm_eval", generative_only=True)
     assert all(task_facts("lm_eval", generative[b]).generative for b in CHAT_PROBES)
+    # the table names the task `run` will run on a chat endpoint, not the log-likelihood one
+    assert [r["lm_eval_task"] for r in chat_tasks] == [generative[b] for b in CHAT_PROBES]
+    assert "arc_challenge_chat" in [r["lm_eval_task"] for r in chat_tasks]
 
 
 def test_run_stores_a_private_model_and_adds_checkpoints_to_a_run(
