@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from predictor.calibration_cache import cached_calibration, method_identity
 from predictor.methods.base import Completer
 from predictor.methods.fold_in_calibration import (
     FACTOR_RANGE,
@@ -236,7 +237,42 @@ def calibrate_fold_in(
     n_repeats: int = CALIBRATION_REPEATS,
 ) -> FoldInCalibration:
     """Factors for `Completer.fold_in_interval` from held-out models of `values`;
-    `fit_kwargs`: the side information the calibrated fit was given."""
+    `fit_kwargs`: the side information the calibrated fit was given. Computed once per
+    distinct input when `BENCHPRESS_CALIBRATION_CACHE` names a folder
+    (`predictor.calibration_cache`)."""
+    values = np.asarray(values, dtype=float)
+    template = make_completer()
+    inputs = {
+        "values": values,
+        "scales": list(scales),
+        "method": method_identity(template),
+        "n_splits": n_splits,
+        "random_state": random_state,
+        "fit_kwargs": fit_kwargs or {},
+        "n_repeats": n_repeats,
+        "known": CALIBRATION_KNOWN,
+        "release_cuts": RELEASE_CUTS,
+        "min_release_train": MIN_RELEASE_TRAIN,
+    }
+
+    def compute() -> FoldInCalibration:
+        return _calibration(
+            values, scales, make_completer, template, n_splits, random_state, fit_kwargs, n_repeats
+        )
+
+    return cached_calibration(inputs, compute)
+
+
+def _calibration(
+    values: np.ndarray,
+    scales: Sequence[str],
+    make_completer: Callable[[], Completer],
+    template: Completer,
+    n_splits: int,
+    random_state: int,
+    fit_kwargs: dict[str, Any] | None,
+    n_repeats: int,
+) -> FoldInCalibration:
     residuals = fold_in_residuals(
         values,
         scales,
@@ -246,7 +282,6 @@ def calibrate_fold_in(
         fit_kwargs=fit_kwargs,
         n_repeats=n_repeats,
     )
-    template = make_completer()
     factors, counts = _factor_table(residuals["side"], template)
     if "release" not in residuals:
         return FoldInCalibration(factors, counts)

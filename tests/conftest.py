@@ -15,6 +15,7 @@ import pytest
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT
 from tests.support.mirror_server import MirrorServer
 from tests.support.shared_home import (
+    CALIBRATION_CACHE,
     CLI_REFRESH,
     CliRefreshed,
     built_once,
@@ -129,6 +130,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # Set before NumPy loads in any worker or subprocess; a value already set is kept.
     for variable in _BLAS_THREADS:
         os.environ.setdefault(variable, "1")
+    # Many tests refresh the same recorded payloads in homes of their own: each distinct fit's
+    # new-model calibration (12 of its 13 fits) is computed once for the whole session, by
+    # every worker and subprocess (`predictor.calibration_cache`; kept by `clean_environment`)
+    if not os.environ.get(CALIBRATION_CACHE):
+        os.environ[CALIBRATION_CACHE] = tempfile.mkdtemp(prefix="benchpress-test-calibrations-")
 
 
 _AUTO_HOME = "BENCHPRESS_TEST_HOME_IS_THROWAWAY"

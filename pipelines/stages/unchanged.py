@@ -12,15 +12,14 @@ and whose store still has that version as its newest, has nothing new to build.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 import duckdb
 
+from predictor.source_digest import source_digest
 from warehouse.snapshots import current_parse_rows
 
 # settings that say where state lives, where and how fast to fetch, how long to wait or how
@@ -38,6 +37,7 @@ NOT_MATRIX_SETTINGS = frozenset(
         "BENCHPRESS_DUCKDB_LOCK_WAIT",
         "BENCHPRESS_READ_SECONDS",
         "BENCHPRESS_READ_MEMORY_MB",
+        "BENCHPRESS_CALIBRATION_CACHE",  # keyed by everything the calibration depends on
     }
 )
 PACKAGES = ("pipelines", "warehouse", "predictor")
@@ -52,19 +52,10 @@ def matrix_settings(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-@functools.cache
 def code_digest() -> str:
     """sha256 over the files of the installed packages (path and bytes, in path order):
     another version, or an edited checkout, builds another matrix."""
-    digest = hashlib.sha256()
-    root = Path(__file__).resolve().parents[2]
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*")):
-            if "__pycache__" in path.parts or not path.is_file() or path.is_symlink():
-                continue
-            digest.update(str(path.relative_to(root)).encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+    return source_digest(PACKAGES)
 
 
 def matrix_inputs_key(

@@ -30,6 +30,7 @@ import duckdb
 
 from predictor.paths import bundled_snapshot_dir, snapshot_store_dir, warehouse_path
 from predictor.snapshots import list_versions, load_snapshot, read_manifest, verify
+from tests.support.shared_home import is_machine_setting
 
 EVENT_LINE = re.compile(r" - \d+ - (?P<step>[A-Za-z0-9_]+) - (?P<event>[A-Z_]+) - ")
 BLOCKED = "blocked by limit for pool"
@@ -62,7 +63,7 @@ def refresh_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, st
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("BENCHPRESS_") and k not in ("DAGSTER_HOME",)
+        if not is_machine_setting(k) and k not in ("DAGSTER_HOME",)
     }
     env.update(
         {

@@ -32,6 +32,7 @@ from predictor.paths import bundled_snapshot_dir
 from predictor.snapshots import list_versions, read_manifest, verify
 from tests.faults.refreshing import run_benchpress
 from tests.support.mirror_server import MirrorServer, serve_status
+from tests.support.shared_home import is_machine_setting
 from tests.support.snapshots import assert_same_content
 
 pytestmark = pytest.mark.slow
@@ -283,7 +284,7 @@ def test_make_dagster_refuses_settings_that_cannot_work(
     tmp_path: Path, setting: dict[str, str], error: str
 ) -> None:
     home = tmp_path / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHPRESS_")}
+    env = {k: v for k, v in os.environ.items() if not is_machine_setting(k)}
     done = subprocess.run(
         [sys.executable, "-m", "pipelines.ui", "--port", "3999"],
         env={**env, "BENCHPRESS_HOME": str(home), **setting},

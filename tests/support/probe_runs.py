@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from tests.results.fresh_files import offline_env
+from tests.support.shared_home import is_machine_setting
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "probe_tasks"
 BIN = Path(sys.executable).parent / "benchpress"
@@ -52,7 +53,7 @@ def task_overrides(benchmarks=None) -> str:
 def run_environment(root: Path, tasks: Path, **settings: str) -> dict[str, str]:
     """A `benchpress run` environment: offline, caches and homes in `root`, no BENCHPRESS_*
     setting of the machine, the fixture tasks as the probes' tasks, plus `settings`."""
-    env = {k: v for k, v in offline_env(root).items() if not k.startswith("BENCHPRESS_")}
+    env = {k: v for k, v in offline_env(root).items() if not is_machine_setting(k)}
     env.update(
         BENCHPRESS_HOME=str(root / "bphome"),
         BENCHPRESS_PROBE_TASKS=task_overrides(),

@@ -1,0 +1,128 @@
+"""`BENCHPRESS_CALIBRATION_CACHE`: a calibration computed once per distinct input, read back
+exactly, and computed again whenever anything it depends on differs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from predictor import calibration_cache
+from predictor.calibration import calibrate_fold_in
+from predictor.calibration_cache import CACHE_ENV, Unnamed, calibration_key
+from predictor.methods.bayesian import BayesianCompleter
+from tests.support.shared_home import SUITE_SETTINGS
+
+
+def noisy_rank2(n: int = 40, m: int = 16, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    logit = rng.normal(0, 0.8, (n, 2)) @ rng.normal(0, 0.8, (2, m)) + rng.normal(0, 0.3, (n, m))
+    values = 100.0 / (1.0 + np.exp(-logit))
+    return np.where(rng.random((n, m)) < 0.2, np.nan, values)
+
+
+def small(rank: int = 2) -> BayesianCompleter:
+    return BayesianCompleter(rank=rank, n_chains=2, n_burn=5, n_samples=5)
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "calibrations"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    return folder
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the calibrations actually computed (the real computation still runs)."""
+    calls: list[int] = []
+    compute = calibration_cache.cached_calibration
+
+    def spy(inputs, run):
+        def counted():
+            calls.append(1)
+            return run()
+
+        return compute(inputs, counted)
+
+    monkeypatch.setattr("predictor.calibration.cached_calibration", spy)
+    return calls
+
+
+def test_a_second_calibration_of_the_same_fit_is_read_back_exactly(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    computed = counting(monkeypatch)
+    first = calibrate_fold_in(values, scales, small, n_splits=3)
+    assert len(computed) == 1 and len(list(cache.glob("*.json"))) == 1
+    again = calibrate_fold_in(values.copy(), list(scales), small, n_splits=3)
+    assert len(computed) == 1  # read, not computed
+    assert again == first  # every float exactly, not rounded as in a snapshot
+    monkeypatch.delenv(CACHE_ENV)
+    assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+    assert len(computed) == 2
+
+
+def test_anything_the_calibration_depends_on_gives_another_entry(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    computed = counting(monkeypatch)
+    calibrate_fold_in(values, scales, small, n_splits=3)
+    changed = values.copy()
+    changed[0, np.flatnonzero(np.isfinite(values[0]))[0]] += 1e-9  # one cell, barely
+    calibrate_fold_in(changed, scales, small, n_splits=3)
+    calibrate_fold_in(values, scales, lambda: small(rank=3), n_splits=3)
+    calibrate_fold_in(values, scales, small, n_splits=3, random_state=1)
+    calibrate_fold_in(values, scales, small, n_splits=4)
+    calibrate_fold_in(values, ["unbounded"] + scales[1:], small, n_splits=3)
+    families = [f"family-{i % 3}" for i in range(values.shape[0])]
+    calibrate_fold_in(values, scales, small, n_splits=3, fit_kwargs={"row_groups": families})
+    assert len(computed) == 7 and len(list(cache.glob("*.json"))) == 7
+
+
+def test_a_damaged_or_foreign_entry_is_computed_again_and_replaced(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    computed = counting(monkeypatch)
+    first = calibrate_fold_in(values, scales, small, n_splits=3)
+    (entry,) = cache.glob("*.json")
+    for damage in (b'{"factors": [[', b"x" * (2 << 20), json.dumps({"factors": [[9.0]]}).encode()):
+        entry.write_bytes(damage)
+        assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+        assert json.loads(entry.read_bytes())["factors"] == [list(r) for r in first.factors]
+    assert len(computed) == 4
+
+
+def test_a_folder_that_cannot_be_written_leaves_the_fit_uncached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(CACHE_ENV, str(blocker / "calibrations"))
+    values = noisy_rank2()
+    scales = ["percent"] * values.shape[1]
+    computed = counting(monkeypatch)
+    first = calibrate_fold_in(values, scales, small, n_splits=3)
+    assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+    assert len(computed) == 2
+
+
+def test_keys_name_plain_values_only() -> None:
+    base = {"values": np.arange(3.0), "scales": ["percent"] * 3}
+    assert calibration_key(**base) == calibration_key(**base)
+    assert calibration_key(**base) != calibration_key(**{**base, "values": np.arange(3)})
+    assert calibration_key(**base) != calibration_key(**{**base, "scales": ["unbounded"] * 3})
+    assert calibration_key(a=1) != calibration_key(a=True) != calibration_key(a=1.0)
+    with pytest.raises(Unnamed):
+        calibration_key(method=object())
+
+
+def test_the_suite_keeps_its_cache_setting_in_every_test_environment() -> None:
+    assert CACHE_ENV in SUITE_SETTINGS
