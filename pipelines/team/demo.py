@@ -75,14 +75,26 @@ def step(title: str) -> None:
 
 
 def run(env: dict[str, str], home: Path, *args: str) -> subprocess.CompletedProcess:
-    """One `benchpress` command in `home`, its output shown as it is."""
-    done = subprocess.run(
-        [*benchpress_command(), *args],
+    """One `benchpress` command in `home`, its output shown as it is.
+
+    Stopped (a signal, Ctrl-C) while it runs, the command is killed and waited for before the
+    demo goes on stopping: `subprocess.run` waits only a quarter of a second on an interrupt,
+    and a command still exiting then would outlive the demo."""
+    command = [*benchpress_command(), *args]
+    with subprocess.Popen(
+        command,
         env={**env, "BENCHPRESS_HOME": str(home)},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
-    )
+    ) as process:
+        try:
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+    done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     print(done.stdout, end="", flush=True)
     if done.returncode != 0:
         print(done.stderr, end="", file=sys.stderr, flush=True)
@@ -106,6 +118,27 @@ class Stopped(KeyboardInterrupt):
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
+class _Deferred:
+    """Signals held back while the demo starts processes (`signals_deferred`)."""
+
+    active = False
+    pending: list[int] = []
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """A stop signal arriving in the block raises `Stopped` only at its end, so a process
+    started in it is always known to the clean-up (a signal inside `Popen`, after the fork,
+    would leave a refresh that nothing stops)."""
+    _Deferred.active = True
+    try:
+        yield
+    finally:
+        _Deferred.active = False
+        if _Deferred.pending:
+            raise Stopped(_Deferred.pending.pop())
+
+
 @contextlib.contextmanager
 def stopped_by_signals() -> Iterator[None]:
     """SIGTERM and SIGHUP raise `Stopped` while the demo runs (by default they end the process
@@ -114,6 +147,9 @@ def stopped_by_signals() -> Iterator[None]:
     def stop(signum: int, _frame: object) -> None:
         for each in STOP_SIGNALS:  # one is enough: the clean-up is not interrupted again
             signal.signal(each, signal.SIG_IGN)
+        if _Deferred.active:
+            _Deferred.pending.append(signum)
+            return
         raise Stopped(signum)
 
     previous = {each: signal.signal(each, stop) for each in STOP_SIGNALS}
@@ -132,17 +168,17 @@ def refresh_two_machines(env: dict[str, str], root: Path) -> None:
     """Both refreshes at the same time; each machine's outcome with its duration."""
     command = [*benchpress_command(), "refresh", "--mode", "replay", "--no-progress"]
     started = time.monotonic()
-    running = {
-        name: subprocess.Popen(
-            [*command, "--workers", str(WORKERS[name])],
-            env={**env, "BENCHPRESS_HOME": str(root / name)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in MACHINES
-    }
+    running: dict[str, subprocess.Popen] = {}
     try:
+        with signals_deferred():
+            for name in MACHINES:
+                running[name] = subprocess.Popen(
+                    [*command, "--workers", str(WORKERS[name])],
+                    env={**env, "BENCHPRESS_HOME": str(root / name)},
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
         outcomes = {name: process.communicate() for name, process in running.items()}
     finally:  # interrupted: no refresh outlives the demo (nor its servers, stopped next)
         for process in running.values():

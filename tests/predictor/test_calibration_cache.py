@@ -27,6 +27,14 @@ def small(rank: int = 2) -> BayesianCompleter:
     return BayesianCompleter(rank=rank, n_chains=2, n_burn=5, n_samples=5)
 
 
+VALUES = noisy_rank2()
+SCALES = ["percent"] * VALUES.shape[1]
+
+
+def calibrate(values: np.ndarray = VALUES, scales: list[str] = SCALES, make=small, **settings):
+    return calibrate_fold_in(values, scales, make, **{"n_splits": 3, **settings})
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "calibrations"
@@ -53,49 +61,43 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_second_calibration_of_the_same_fit_is_read_back_exactly(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    values = noisy_rank2()
-    scales = ["percent"] * values.shape[1]
     computed = counting(monkeypatch)
-    first = calibrate_fold_in(values, scales, small, n_splits=3)
+    first = calibrate()
     assert len(computed) == 1 and len(list(cache.glob("*.json"))) == 1
-    again = calibrate_fold_in(values.copy(), list(scales), small, n_splits=3)
+    again = calibrate(VALUES.copy(), list(SCALES))
     assert len(computed) == 1  # read, not computed
     assert again == first  # every float exactly, not rounded as in a snapshot
     monkeypatch.delenv(CACHE_ENV)
-    assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+    assert calibrate() == first
     assert len(computed) == 2
 
 
 def test_anything_the_calibration_depends_on_gives_another_entry(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    values = noisy_rank2()
-    scales = ["percent"] * values.shape[1]
     computed = counting(monkeypatch)
-    calibrate_fold_in(values, scales, small, n_splits=3)
-    changed = values.copy()
-    changed[0, np.flatnonzero(np.isfinite(values[0]))[0]] += 1e-9  # one cell, barely
-    calibrate_fold_in(changed, scales, small, n_splits=3)
-    calibrate_fold_in(values, scales, lambda: small(rank=3), n_splits=3)
-    calibrate_fold_in(values, scales, small, n_splits=3, random_state=1)
-    calibrate_fold_in(values, scales, small, n_splits=4)
-    calibrate_fold_in(values, ["unbounded"] + scales[1:], small, n_splits=3)
-    families = [f"family-{i % 3}" for i in range(values.shape[0])]
-    calibrate_fold_in(values, scales, small, n_splits=3, fit_kwargs={"row_groups": families})
+    calibrate()
+    changed = VALUES.copy()
+    changed[0, np.flatnonzero(np.isfinite(VALUES[0]))[0]] += 1e-9  # one cell, barely
+    calibrate(changed)
+    calibrate(make=lambda: small(rank=3))
+    calibrate(random_state=1)
+    calibrate(n_splits=4)
+    calibrate(scales=["unbounded"] + SCALES[1:])
+    families = [f"family-{i % 3}" for i in range(VALUES.shape[0])]
+    calibrate(fit_kwargs={"row_groups": families})
     assert len(computed) == 7 and len(list(cache.glob("*.json"))) == 7
 
 
 def test_a_damaged_or_foreign_entry_is_computed_again_and_replaced(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    values = noisy_rank2()
-    scales = ["percent"] * values.shape[1]
     computed = counting(monkeypatch)
-    first = calibrate_fold_in(values, scales, small, n_splits=3)
+    first = calibrate()
     (entry,) = cache.glob("*.json")
     for damage in (b'{"factors": [[', b"x" * (2 << 20), json.dumps({"factors": [[9.0]]}).encode()):
         entry.write_bytes(damage)
-        assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+        assert calibrate() == first
         assert json.loads(entry.read_bytes())["factors"] == [list(r) for r in first.factors]
     assert len(computed) == 4
 
@@ -106,11 +108,9 @@ def test_a_folder_that_cannot_be_written_leaves_the_fit_uncached(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv(CACHE_ENV, str(blocker / "calibrations"))
-    values = noisy_rank2()
-    scales = ["percent"] * values.shape[1]
     computed = counting(monkeypatch)
-    first = calibrate_fold_in(values, scales, small, n_splits=3)
-    assert calibrate_fold_in(values, scales, small, n_splits=3) == first
+    first = calibrate()
+    assert calibrate() == first
     assert len(computed) == 2
 
 

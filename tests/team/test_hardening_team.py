@@ -119,17 +119,31 @@ def _demo_postgres(earlier: set[Path], port: int) -> tuple[Path, int]:
     raise AssertionError(f"no demo folder with a PostgreSQL on port {port}")
 
 
-def _children(parent: int) -> list[int]:
-    """The pids whose parent is `parent` (from /proc)."""
-    found = []
+def _children(parent: int) -> dict[int, str]:
+    """The pids whose parent is `parent`, with their start times (from /proc): a pid the
+    system gives to another process after one of them ended is not that child."""
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if int(fields[1]) == parent:
-            found.append(int(stat.parent.name))
+            found[int(stat.parent.name)] = fields[19]
     return found
+
+
+def _still_running(children: dict[int, str]) -> list[int]:
+    """The `children` alive now as the same processes (same start time)."""
+    running = []
+    for pid, started in children.items():
+        try:
+            same = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19] == started
+        except OSError:
+            continue
+        if same and _alive(pid):
+            running.append(pid)
+    return running
 
 
 def _lines(stream, into: queue.Queue) -> None:
@@ -160,7 +174,7 @@ def signal_the_demo(command: list[str], signum: int) -> None:
     threading.Thread(target=_lines, args=(demo.stdout, lines), daemon=True).start()
     seen: list[str] = []
     port = pid = folder = None
-    children: list[int] = []
+    children: dict[int, str] = {}
     try:
         deadline = time.monotonic() + 120
         while port is None:
@@ -180,14 +194,14 @@ def signal_the_demo(command: list[str], signum: int) -> None:
             time.sleep(0.1)
         assert not _alive(pid), f"PostgreSQL (pid {pid}) outlived the demo"
         assert not _port_open(port), f"port {port} still answers"
-        assert not [child for child in children if _alive(child)]  # nor did its refreshes
+        assert not _still_running(children)  # nor did its refreshes
         assert code == 128 + signum
         assert not folder.exists()  # the demo's folder is removed as on Ctrl-C
     finally:  # whatever the demo left behind (before the fix: its servers and refreshes)
         if demo.poll() is None:
             demo.kill()
             demo.wait()
-        for orphan in [*children, *([pid] if pid else [])]:
+        for orphan in [*_still_running(children), *([pid] if pid else [])]:
             if _alive(orphan):
                 os.kill(orphan, signal.SIGKILL)
         if folder is not None:
