@@ -227,6 +227,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_probes(args: argparse.Namespace) -> int:
     bp = _load(args)
     allow = None if args.allow is None else name_list(args.allow, "--allow")
+    chat = chat_only(args.model_type)
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,
@@ -235,10 +236,12 @@ def cmd_probes(args: argparse.Namespace) -> int:
             allowlist=allow,
             progress=bar.update_to if bar.enabled else None,
             runnable=args.runnable,
-            chat=chat_only(args.model_type),
+            chat=chat,
         )
-    frame = sel.to_frame(chat=chat_only(args.model_type))
-    steps = next_steps(frame["benchmark"].to_list())
+    frame = sel.to_frame(chat=chat)
+    steps = next_steps(
+        frame["benchmark"].to_list(), chat_model_type=args.model_type if chat else None
+    )
 
     def table() -> None:
         print(

@@ -25,6 +25,7 @@ from predictor.results.task_facts import is_generative
 
 RESULTS_DIR = "results/"  # where the commands write, and `predict --from` reads
 LM_EVAL_MODEL = "pretrained=YOUR_MODEL"
+LM_EVAL_CHAT_MODEL = "model=YOUR_MODEL,base_url=YOUR_ENDPOINT"
 INSPECT_MODEL = "PROVIDER/MODEL"
 
 
@@ -138,16 +139,25 @@ def next_steps(
     benchmarks: Sequence[str],
     predict_args: Sequence[str] = (),
     output: str = RESULTS_DIR,
+    chat_model_type: str | None = None,
 ) -> NextSteps:
     """Command lines that run `benchmarks` (each with lm-eval if it can, Inspect if it can)
     into `output`, then predict from it; `predict_args` are added to that predict line (the
-    scores or files already known, e.g. `["--from", "old/"]`)."""
-    lm_tasks = list(dict.fromkeys(t for b in benchmarks if (t := lm_eval_task(b))))
+    scores or files already known, e.g. `["--from", "old/"]`). `chat_model_type`: lm-eval's
+    model type of a chat endpoint (`local-chat-completions`), whose line runs the generative
+    tasks on it with its chat template; else a local Hugging Face model (`hf`)."""
+    chat = chat_model_type is not None
+    lm_tasks = list(dict.fromkeys(t for b in benchmarks if (t := lm_eval_task(b, chat))))
     inspect_tasks = list(dict.fromkeys(t for b in benchmarks if (t := inspect_task(b))))
     out = shlex.quote(output)
+    model = (
+        f"--model {shlex.quote(chat_model_type)} --model_args {LM_EVAL_CHAT_MODEL} "
+        "--apply_chat_template"
+        if chat_model_type is not None
+        else f"--model hf --model_args {LM_EVAL_MODEL}"
+    )
     lm_eval = (
-        f"lm_eval --model hf --model_args {LM_EVAL_MODEL} --tasks "
-        f"{shlex.quote(','.join(lm_tasks))} --output_path {out}"
+        f"lm_eval {model} --tasks {shlex.quote(','.join(lm_tasks))} --output_path {out}"
         if lm_tasks
         else None
     )
@@ -158,6 +168,6 @@ def next_steps(
     ]
     extra = _without_from(predict_args, output)
     predict = shlex.join(["benchpress", "predict", "--from", output, *extra])
-    unknown = [b for b in benchmarks if lm_eval_task(b) is None and inspect_task(b) is None]
+    unknown = [b for b in benchmarks if lm_eval_task(b, chat) is None and inspect_task(b) is None]
     bare = [t for t in inspect_tasks if "/" not in t]
     return NextSteps(list(benchmarks), lm_eval, inspect, predict, unknown, bare)

@@ -87,6 +87,17 @@ def test_next_steps_lines() -> None:
     assert next_steps(["simpleqa_verified"]).unregistered == ["simpleqa_verified"]
 
 
+def test_next_steps_for_a_chat_endpoint_run_generative_tasks_with_its_template() -> None:
+    steps = next_steps(["arc_challenge", "gsm8k"], chat_model_type="local-chat-completions")
+    assert steps.lm_eval == (
+        "lm_eval --model local-chat-completions --model_args "
+        "model=YOUR_MODEL,base_url=YOUR_ENDPOINT --apply_chat_template "
+        "--tasks arc_challenge_chat,gsm8k_cot --output_path results/"
+    )
+    # a local Hugging Face model scores ARC-Challenge by log-likelihood, as the matrix does
+    assert "--tasks arc_challenge,gsm8k_cot " in next_steps(["arc_challenge", "gsm8k"]).lm_eval
+
+
 # ---------------------------------------------------------------------------- probes, next
 def test_probes_print_task_names_and_commands(capsys, bp: BenchPress) -> None:
     argv = ["probes", "--k", "3", "--targets", "reasoning", "--allow", ALLOW]
