@@ -23,8 +23,8 @@ are never used to learn a correction.
 hidden, the default method fitted on the rest, and each hidden model folded in (as
 `BenchPress.predict` does) from 5 of its scores drawn at random; the `fit_knn` corrections
 (and `knn`, from the group fit's cross-fitted residuals) use its folded-in row's position
-among the fitted models. Prints the pooled MedAE of the
-hidden cells per variant and for how many models it was lower than `base`.
+among the fitted models. Prints the pooled MedAE of the hidden cells per variant and for how
+many models it was lower than `base`.
 
     python benchmarks/dev_residuals.py [--seeds 4] [--link-prior 0]   # 4 seeds: 12 folds
     python benchmarks/dev_residuals.py --no-trees                     # all 30 folds
