@@ -126,7 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["BENCHPRESS_HOME"] = tempfile.mkdtemp(prefix="benchpress-test-home-")
         os.environ[_AUTO_HOME] = "1"
     # One BLAS thread per process: `make test` runs a worker per core, and OpenBLAS threads of
-    # two workers that wait on each other spin (a refresh's fit took 2.6x the CPU time).
+    # two workers that wait on each other spin (a refresh took 2.6x the CPU time).
     # Set before NumPy loads in any worker or subprocess; a value already set is kept.
     for variable in _BLAS_THREADS:
         os.environ.setdefault(variable, "1")
