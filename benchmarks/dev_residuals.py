@@ -77,6 +77,12 @@ def out_of_fold(train: np.ndarray, scales, fit_predict) -> np.ndarray:
     return out
 
 
+def crossed_residuals(model, train: np.ndarray, scales, fit_predict):
+    """(residuals, out-of-fold predictions) of the training cells in `model`'s z-space."""
+    z_oof = model.transform_.transform(out_of_fold(train, scales, fit_predict))
+    return model.transform_.transform(train) - z_oof, z_oof
+
+
 class RowSpace:
     """The rank-5 row scores of a fit's completed z-matrix, and where another row lands."""
 
@@ -180,8 +186,7 @@ def held_out(values, scales, fit_predict, seeds, trees: bool) -> dict[str, list[
         train[rows, cols] = np.nan
         model = fit_predict(train, scales).model
         transform = model.transform_
-        z_oof = transform.transform(out_of_fold(train, scales, fit_predict))
-        resid = transform.transform(train) - z_oof
+        resid, z_oof = crossed_residuals(model, train, scales, fit_predict)
         z_hat = model.z_pred_[rows, cols]
         actual = values[rows, cols]
         space = RowSpace(model.z_pred_)
@@ -209,9 +214,7 @@ def folded_in(values, scales, fit_predict, seeds, n_known: int = 5) -> dict[str,
             model = fit_predict(train, scales).model
             transform = model.transform_
             own = fit_residuals(model, train)
-            crossed = transform.transform(train) - transform.transform(
-                out_of_fold(train, scales, fit_predict)
-            )
+            crossed, _ = crossed_residuals(model, train, scales, fit_predict)
             space = RowSpace(model.z_pred_)
             fitted = np.isfinite(train).any(axis=0)
             for i in np.flatnonzero(inside):

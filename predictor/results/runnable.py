@@ -66,8 +66,8 @@ def lm_eval_task(benchmark_id: str, chat: bool = False) -> str | None:
     return preferred_tasks("lm_eval", generative_only=chat).get(benchmark_id)
 
 
-def inspect_task(benchmark_id: str, chat: bool = False) -> str | None:
-    return preferred_tasks("inspect", generative_only=chat).get(benchmark_id)
+def inspect_task(benchmark_id: str) -> str | None:
+    return preferred_tasks("inspect").get(benchmark_id)  # every Inspect task generates
 
 
 def task_columns(
@@ -78,7 +78,7 @@ def task_columns(
     names = list(benchmarks)
     return {
         "lm_eval_task": [None if b is None else lm_eval_task(b, chat) for b in names],
-        "inspect_task": [None if b is None else inspect_task(b, chat) for b in names],
+        "inspect_task": [None if b is None else inspect_task(b) for b in names],
     }
 
 

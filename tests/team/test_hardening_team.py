@@ -90,11 +90,16 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     # a zombie is gone for our purposes (its port is closed); only its parent can reap it
+    fields = _stat(Path(f"/proc/{pid}/stat"))
+    return fields is not None and fields[0] != "Z"
+
+
+def _stat(path: Path) -> list[str] | None:
+    """The fields of a /proc/<pid>/stat after the command name (state first), None if gone."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return path.read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return False
-    return state != "Z"
+        return None
 
 
 def _port_open(port: int) -> bool:
@@ -124,11 +129,8 @@ def _children(parent: int) -> dict[int, str]:
     system gives to another process after one of them ended is not that child."""
     found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:
+        fields = _stat(stat)
+        if fields is not None and int(fields[1]) == parent:
             found[int(stat.parent.name)] = fields[19]
     return found
 
@@ -137,11 +139,8 @@ def _still_running(children: dict[int, str]) -> list[int]:
     """The `children` alive now as the same processes (same start time)."""
     running = []
     for pid, started in children.items():
-        try:
-            same = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19] == started
-        except OSError:
-            continue
-        if same and _alive(pid):
+        fields = _stat(Path(f"/proc/{pid}/stat"))
+        if fields is not None and fields[19] == started and _alive(pid):
             running.append(pid)
     return running
 
