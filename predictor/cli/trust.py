@@ -7,6 +7,7 @@ returns (`predictor.cli.output.emit`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 
 from predictor.api import BenchPress
@@ -54,6 +55,7 @@ from predictor.cli.output import (
 from predictor.resolve import UnknownNameError
 from predictor.results.inputs import ResultInputs, summarise_models
 from predictor.results.runnable import next_steps
+from predictor.runs.lm_eval_tool import check_model_type as check_lm_eval_model_type
 from predictor.runs.settings import chat_only
 from predictor.trust import (
     compare_models,
@@ -228,6 +230,10 @@ def cmd_probes(args: argparse.Namespace) -> int:
     bp = _load(args)
     allow = None if args.allow is None else name_list(args.allow, "--allow")
     chat = chat_only(args.model_type)
+    if args.model_type and args.runnable == "lm-eval":
+        # a mistyped chat type would choose log-likelihood probes that `run` then refuses
+        with contextlib.suppress(ImportError):  # without lm-eval: nothing to check against
+            check_lm_eval_model_type(args.model_type)
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,

@@ -27,6 +27,20 @@ from predictor.runs.staging import publish, staging_folder, task_folder
 TOOL = "lm_eval"
 
 
+def check_model_type(model_type: str) -> None:
+    """`SettingsError` naming the closest ones when lm-eval has no model type `model_type`;
+    ImportError without lm-eval."""
+    from lm_eval.api import registry  # deferred: the run's optional tool
+
+    try:
+        registry.get_model(model_type)  # imports lm-eval's models, which register
+    except ValueError:
+        names = sorted(registry.MODEL_REGISTRY)
+        close = difflib.get_close_matches(model_type, names, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise SettingsError(f"lm-eval has no model type {model_type!r}{hint}") from None
+
+
 class LmEvalTool:
     """lm-eval's task index for the tasks of one run, and the runs themselves."""
 
@@ -59,15 +73,7 @@ class LmEvalTool:
     def check_model_type(self, model_type: str) -> None:
         """Refuse a model type lm-eval does not have before any task runs (a typo would
         otherwise fail every task the same way)."""
-        from lm_eval.api import registry  # deferred: the run's optional tool
-
-        try:
-            registry.get_model(model_type)  # imports lm-eval's models, which register
-        except ValueError:
-            names = sorted(registry.MODEL_REGISTRY)
-            close = difflib.get_close_matches(model_type, names, n=3, cutoff=0.6)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise SettingsError(f"lm-eval has no model type {model_type!r}{hint}") from None
+        check_model_type(model_type)
 
     def known(self, task: str) -> bool:
         return task in self.manager.task_index

@@ -431,6 +431,13 @@ def test_probes_runnable_chooses_among_tasks_the_tool_can_run(tmp_path: Path) ->
     command = json.loads(chat.stdout)["commands"]["lm_eval"]
     assert command.startswith("lm_eval --model local-chat-completions ")
     assert f"--tasks {','.join(generative[b] for b in CHAT_PROBES)} " in command
+    typo = ["probes", "--runnable", "lm-eval", "--model-type", "local-chat-completion"]
+    refused = run_cli(typo, env, tmp_path)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "benchpress: error: lm-eval has no model type 'local-chat-completion'; did you mean "
+        "local-chat-completions, local-completions, openai-chat-completions?"
+    )
 
 
 def test_run_stores_a_private_model_and_adds_checkpoints_to_a_run(
