@@ -85,31 +85,56 @@ def content_hash(file_hashes: Mapping[str, str]) -> str:
 FIT_PRODUCTS = frozenset({"fit.json", "residuals.parquet"})
 
 
-def input_identity(manifest: Mapping[str, Any], method: str) -> str:
+def input_identity(manifest: Mapping[str, Any], method: str, settings: str = "") -> str:
     """What a snapshot was computed from: its data files (cells, side information, names),
-    the fit's parameters, the format and the method with its state version. Two machines
-    fitting the same data agree on it, whatever their BLAS does to the fit's last bits, so a
-    refresh that reproduces a published snapshot's inputs publishes nothing new."""
+    the fit's parameters, the format, the method with its state version and every
+    hyperparameter of the method (`settings`, see `method_settings`). Two machines fitting the
+    same data agree on it, whatever their BLAS does to the fit's last bits, so a refresh that
+    reproduces a published snapshot's inputs publishes nothing new, and one whose method
+    settings changed (another default, say) fits and publishes."""
     files = manifest.get("files") or {}
     lines = [f"{name}:{files[name]}" for name in sorted(files) if name not in FIT_PRODUCTS]
     params = json.dumps(manifest.get("fit_params") or {}, sort_keys=True, separators=(",", ":"))
     lines += [f"fit_params:{params}", f"format:{manifest.get('format_version')}"]
     lines.append(f"method:{method}")
+    lines.append(f"settings:{settings}")
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def method_settings(params: Mapping[str, Any]) -> str:
+    """A method's hyperparameters (`Completer.get_params()`, what a fit state records under
+    "params") as canonical JSON, for `input_identity`."""
+    return json.dumps(dict(params), sort_keys=True, separators=(",", ":"))
+
+
+def _fit_state(directory: Path) -> dict[str, Any] | None:
+    try:
+        state = json.loads((directory / "fit.json").read_text(encoding="utf-8"))["state"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return state if isinstance(state, dict) else None
 
 
 def fitted_method(directory: Path) -> str:
     """`method@state_version` of a snapshot's fit ('' when it has no readable fit.json)."""
+    state = _fit_state(directory)
     try:
-        state = json.loads((directory / "fit.json").read_text(encoding="utf-8"))["state"]
-        return f"{state['method']}@{state['state_version']}"
-    except (OSError, ValueError, KeyError, TypeError):
+        return "" if state is None else f"{state['method']}@{state['state_version']}"
+    except KeyError:
         return ""
+
+
+def fitted_settings(directory: Path) -> str:
+    """`method_settings` of a snapshot's fit ('' when it records none)."""
+    params = (_fit_state(directory) or {}).get("params")
+    return method_settings(params) if isinstance(params, dict) else ""
 
 
 def snapshot_identity(directory: Path) -> str:
     """`input_identity` of a snapshot folder (staged or published)."""
-    return input_identity(read_manifest(directory), fitted_method(directory))
+    return input_identity(
+        read_manifest(directory), fitted_method(directory), fitted_settings(directory)
+    )
 
 
 def canonical_manifest(manifest: Mapping[str, Any]) -> bytes:

@@ -22,7 +22,7 @@ from predictor.families import model_families
 from predictor.fitted_state import export_state
 from predictor.snapshot_layout import CELL_RENAMES, FORMAT_VERSION
 from predictor.snapshot_writer import write_tables
-from predictor.snapshots import input_identity
+from predictor.snapshots import input_identity, method_settings
 from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 
@@ -239,9 +239,10 @@ def planned_identity(
 ) -> str | None:
     """The input identity (`predictor.snapshots.input_identity`) of the snapshot a fit of this
     matrix would stage, computed in about a second without fitting: its data files written to a
-    scratch folder under `scratch_root` and hashed, the fit's parameters and method. Equal to a
-    published snapshot's identity, the fit would give that snapshot again (it is
-    deterministic), so the refresh reuses it. None when it cannot be named in advance."""
+    scratch folder under `scratch_root` and hashed, the fit's parameters, the method and its
+    hyperparameters. Equal to a published snapshot's identity, the fit would give that
+    snapshot again (it is deterministic), so the refresh reuses it. None when it cannot be
+    named in advance."""
     method = method_label()
     kept = select_for_fit(cells, params.min_per_model, params.min_per_benchmark)
     if method is None or kept.height == 0:  # an unknown method, or a fit that will fail
@@ -256,7 +257,7 @@ def planned_identity(
         # no fit: an empty fit.json, which the identity leaves out like every fit product
         hashes = write_tables(SnapshotTables(**tables, fit={}), Path(scratch))
     manifest = {"files": hashes, "fit_params": vars(params), "format_version": FORMAT_VERSION}
-    return input_identity(manifest, method)
+    return input_identity(manifest, method, method_settings(params.completer().get_params()))
 
 
 def same_inputs_drift(version: str) -> dict[str, Any]:

@@ -133,3 +133,22 @@ def test_other_inputs_publish_a_new_version(tmp_path: Path) -> None:
     assert input_identity(changed, method) != input_identity(manifest, method)
     assert input_identity(manifest, "als@1") != input_identity(manifest, method)
     assert stage  # the staging used by the driver above
+
+
+def test_other_method_settings_publish_a_new_version(tmp_path: Path) -> None:
+    """A fit with another hyperparameter (a changed default, say) is not the shipped snapshot,
+    even though the data files, fit parameters and method version are the same: the bundle is
+    refitted, not reproduced, after such a change."""
+    (version,) = list_versions(bundled_snapshot_dir())
+    shipped = bundled_snapshot_dir() / version
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    for name in read_manifest(shipped)["files"]:
+        (staged / name).write_bytes((shipped / name).read_bytes())
+    (staged / "manifest.json").write_bytes((shipped / "manifest.json").read_bytes())
+    assert snapshot_identity(staged) == snapshot_identity(shipped)
+    fit = json.loads((staged / "fit.json").read_text())
+    assert fit["state"]["params"]["n_keep"] == 40
+    fit["state"]["params"]["n_keep"] = 80
+    (staged / "fit.json").write_text(json.dumps(fit))
+    assert snapshot_identity(staged) != snapshot_identity(shipped)

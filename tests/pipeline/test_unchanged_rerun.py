@@ -14,10 +14,10 @@ import dagster as dg
 import pytest
 
 from pipelines.sources import SOURCES
-from pipelines.stages.fit import method_label
+from pipelines.stages.fit import FitParams, method_label
 from pipelines.stages.ingest import nothing_fetched
 from predictor.paths import bundled_snapshot_dir, dagster_home, snapshot_store_dir
-from predictor.snapshots import fitted_method, list_versions
+from predictor.snapshots import fitted_method, fitted_settings, list_versions, method_settings
 from tests.conftest import BIN
 from tests.support.shared_home import CliRefreshed, subprocess_environment
 
@@ -26,6 +26,15 @@ def test_the_fit_is_named_before_it_runs() -> None:
     """`planned_identity` names the method as the fit will record it (the bundled one's)."""
     (bundled,) = list_versions(bundled_snapshot_dir())
     assert method_label() == fitted_method(bundled_snapshot_dir() / bundled)
+
+
+def test_the_fit_s_hyperparameters_are_named_before_it_runs() -> None:
+    """`planned_identity` names every hyperparameter as the fit records it: the bundled
+    snapshot's (so a replay refresh reproduces it), and another default would not match."""
+    (bundled,) = list_versions(bundled_snapshot_dir())
+    planned = FitParams().completer().get_params()
+    assert method_settings(planned) == fitted_settings(bundled_snapshot_dir() / bundled)
+    assert method_settings({**planned, "n_keep": 80}) != method_settings(planned)
 
 
 @pytest.mark.parametrize(
