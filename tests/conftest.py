@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -125,6 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("BENCHPRESS_HOME") or os.environ.get(_AUTO_HOME):
         os.environ["BENCHPRESS_HOME"] = tempfile.mkdtemp(prefix="benchpress-test-home-")
         os.environ[_AUTO_HOME] = "1"
+        _CREATED.append(Path(os.environ["BENCHPRESS_HOME"]))
     # One BLAS thread per process: `make test` runs a worker per core, and OpenBLAS threads of
     # two workers that wait on each other spin (a refresh took 2.6x the CPU time).
     # Set before NumPy loads in any worker or subprocess; a value already set is kept.
@@ -135,6 +137,17 @@ def pytest_configure(config: pytest.Config) -> None:
     # every worker and subprocess (`predictor.calibration_cache`; kept by `clean_environment`)
     if not os.environ.get(CALIBRATION_CACHE):
         os.environ[CALIBRATION_CACHE] = tempfile.mkdtemp(prefix="benchpress-test-calibrations-")
+        _CREATED.append(Path(os.environ[CALIBRATION_CACHE]))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The throwaway folders this process made (its home; the controller's calibration cache,
+    which the workers share and are done with by now) go when it ends."""
+    while _CREATED:
+        shutil.rmtree(_CREATED.pop(), ignore_errors=True)
+
+
+_CREATED: list[Path] = []  # temporary folders made by this process's `pytest_configure`
 
 
 _AUTO_HOME = "BENCHPRESS_TEST_HOME_IS_THROWAWAY"
