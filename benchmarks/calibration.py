@@ -16,7 +16,7 @@ and for every held-out cell:
 - a new model folded in with only k known scores (k = 3, 5, 15; seeded random choice; 3 model
   folds): 90% coverage and median width of its other cells (the low-evidence case), with the
   model-based intervals and with the fold-in calibration computed without those models;
-- the alternatives the issue suggests, measured on the same cells: split-conformal intervals
+- alternative calibrations, measured on the same cells: split-conformal intervals
   z_pred +- q * sd, where sd is the predictive scale and q the conformal quantile of
   |z_true - z_pred| / sd over the OTHER 29 folds' held-out cells (pooled, stratified by row
   evidence, or stratified by predictive-sd quintile);
@@ -24,8 +24,8 @@ and for every held-out cell:
   90th percentile of held-out |error| (known from the answers), i.e. the best any calibration
   by benchmark could do with these point predictions.
 
-Widths are medians over the cells of percent benchmarks (points), as the issue's target;
-coverage counts every held-out cell.
+Widths are medians over the cells of percent benchmarks (points); coverage counts every
+held-out cell.
 
 Nothing here changes the method.
 

@@ -1,13 +1,12 @@
-"""Reading results files and predicting from them: 1,000 files in under 10 s (issue 15).
+"""Reading results files and predicting from them: the time for 1,000 files (by default).
 
 Writes a realistic mix of results files to a temporary folder: lm-evaluation-harness
 `results_*.json` derived from the vendored real one (the tasks the map tables put on probe
 benchmarks, with an lm-eval group's unmapped subtasks beside them), Every Eval Ever records
 copied from the fixtures (each under a model id of its own), and tidy
 `model,benchmark,score` CSVs. Then times `BenchPress.read_results` over the folder and one
-`BenchPress.predict` per model (its rows of the frame), after the snapshot is loaded.
-
-Target (issue 15): reading 1,000 files and predicting for every model under 10 s.
+`BenchPress.predict` per model (its rows of the frame), after the snapshot is loaded. The
+last line is the total: reading every file and predicting for every model.
 
     python benchmarks/import_speed.py [--files 1000] [--keep DIR] [--out speed.json]
 """
@@ -37,7 +36,6 @@ from predictor.results.frame import MAPPED  # noqa: E402
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "eval_formats"
 LM_EVAL_FILE = FIXTURES / "lm_eval" / "results_2026-01-21T03-44-18.458309.json"
 EEE_RECORDS = FIXTURES / "eee" / "records"
-TARGET_S = 10.0
 MIX = {"lm_eval": 0.5, "eee": 0.25, "tidy": 0.25}  # share of the files
 SUBTASKS = 8  # unmapped subtasks of a group in each lm-eval file, as `mmlu` runs write them
 
@@ -175,10 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{1000 * predict_s / predicted:6.2f} ms per model ({len(predictions):,} with a usable "
         f"score), {1000 * predict_s / files:.2f} ms per file"
     )
-    met = total_s < TARGET_S
     print(
-        f"target: {files:,} files read and predicted under {TARGET_S:g} s: {total_s:.2f} s "
-        f"(cpu {read_cpu + predict_cpu:.2f} s), {'met' if met else 'NOT met'}"
+        f"{files:,} files read and predicted: {total_s:.2f} s (cpu {read_cpu + predict_cpu:.2f} s)"
     )
     if args.out:
         figures = {

@@ -12,8 +12,8 @@ side in one run (what `benchpress evaluate` runs).
 
 Methods: `ours` (the default method given the matrix's side information: release dates,
 model families, benchmark categories), `ours_plain` (`complete_matrix(values,
-scales)`: no side information), `reference`, `column_mean`. Below the tables: the figures of
-issue 18 side by side (held-out MedAE, 5-probe MedAE of the hidden cells, ranking accuracy,
+scales)`: no side information), `reference`, `column_mean`. Below the tables: the headline
+figures side by side (held-out MedAE, 5-probe MedAE of the hidden cells, ranking accuracy,
 90% width and coverage, seconds for the 30 folds) for ours, ours without side information,
 the recipe run here and as BenchPress published it.
 

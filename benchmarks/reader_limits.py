@@ -6,8 +6,7 @@ file padded to its format's byte cap), reads it with `read_results([path])` in a
 process, and prints a table: format, axis, size, entries, seconds, peak RSS MB. The caps are
 read from the readers' modules, so the table always measures the caps as they are.
 
-Goal: every row within ~2 s and 512 MB on a quiet machine. `--quick` skips the Inspect log
-padded to its 64 MiB cap (it takes a while to write).
+`--quick` skips the Inspect log padded to its 64 MiB cap (it takes a while to write).
 
     .venv/bin/python benchmarks/reader_limits.py [--quick]
 """

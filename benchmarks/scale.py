@@ -5,9 +5,8 @@ column offsets + an exact rank-2 product + N(0, 0.3^2) noise, 5% of cells observ
 Each size is fitted by `BayesianCompleter()` with its default parameters in a fresh process, so
 the peak resident memory reported is that fit's own (data generation included). Also reports
 the MedAE on 5,000 unobserved cells against the noise-free truth (a sanity check) and the
-time to materialise the completed N x 1,000 matrix (not part of the fit).
-
-Target (issue 5): 10,000 x 1,000 at 5% fill fits in under 30 s and 2 GB on 2 cores.
+time to materialise the completed N x 1,000 matrix (not part of the fit). The last line gives
+the largest size's fit time and peak memory, with the number of CPUs.
 
     python benchmarks/scale.py                       # 1k, 2k, 5k, 10k models
     python benchmarks/scale.py --sizes 1000,10000 --out scale.json
@@ -34,8 +33,6 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 N_BENCHMARKS = 1000
 FILL = 0.05
 NOISE = 0.3
-TARGET_SECONDS = 30.0
-TARGET_MB = 2048.0
 
 
 def synthetic(n: int, m: int = N_BENCHMARKS, fill: float = FILL, seed: int = 0):
@@ -124,13 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['ns_per_cell_sweep']:.0f} ns per cell per chain sweep"
         )
     big = max(rows, key=lambda r: r["n_models"])
-    met_t = big["fit_seconds"] < TARGET_SECONDS
-    met_m = big["peak_rss_mb"] < TARGET_MB
     print(
-        f"\ntarget at {big['n_models']} models: fit < {TARGET_SECONDS:g} s "
-        f"({big['fit_seconds']:.1f} s: {'met' if met_t else 'NOT met'}), peak memory < "
-        f"{TARGET_MB:g} MB ({big['peak_rss_mb']:.0f} MB: {'met' if met_m else 'NOT met'}); "
-        f"{os.cpu_count()} CPUs"
+        f"\nat {big['n_models']} models: fit {big['fit_seconds']:.1f} s, "
+        f"peak memory {big['peak_rss_mb']:.0f} MB; {os.cpu_count()} CPUs"
     )
     if args.out:
         payload = {

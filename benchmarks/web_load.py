@@ -1,4 +1,4 @@
-"""The web page's server under load and against slow clients (issue 17).
+"""The web page's server under load and against slow clients.
 
 Starts `python -m benchpress.app` on a free loopback port with the bundled snapshot (its own
 process, as a person runs it), then, from this process:
@@ -19,8 +19,8 @@ refused connection, a timeout); for 3 how the slow connections were cut (408 at 
 deadline, 503 when a newer connection took their place) and after how long, the latency of
 the normal requests meanwhile, and the server's thread count (from /proc) at rest and at its
 peak; for 4 the /api/predict latencies, the uploads' answers by status, and the resident
-memory of the server with its file-parsing processes at its peak. Target: p99 under 1 s and no
-errors on /api/predict (in 1 and 4); slow clients hold no handler.
+memory of the server with its file-parsing processes at its peak. It exits 1 if /api/predict
+answered with an error in 1 or 4.
 
     python benchmarks/web_load.py [--clients 50] [--seconds 30] [--slow 600] [--hostile 20]
         [--phases predict,mix,slowloris,hostile] [--out FILE]
@@ -51,7 +51,6 @@ SEED = 17
 PROBES = ("gpqa_diamond", "mmlu_pro", "hle", "ifeval", "livecodebench")
 REQUEST_TIMEOUT = 120.0
 SLOW_LINE_SECONDS = 20.0
-TARGET_P99_SECONDS = 1.0
 
 
 @dataclass
@@ -395,11 +394,10 @@ def main(argv: list[str] | None = None) -> int:
             )
     finally:
         server.stop()
-    met = True
+    errors = 0  # on /api/predict, in phases 1 and 4
     if "predict" in figures:
         show(f"{args.clients} clients, {args.seconds:g} s, /api/predict only", figures["predict"])
-        predict = figures["predict"]["predict"]
-        met = predict["p99_ms"] < TARGET_P99_SECONDS * 1000 and not predict["errors"]
+        errors += sum(figures["predict"]["predict"]["errors"].values())
     if "mix" in figures:
         show(f"{args.clients} clients, {args.seconds:g} s, a tenth on /api/matrix", figures["mix"])
     if "slowloris" in figures:
@@ -413,14 +411,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         for key, value in figures["hostile"].items():
             print(f"  {key}: {json.dumps(value)}")
-        predict = figures["hostile"]["predict"]
-        met = met and predict["p99_ms"] < TARGET_P99_SECONDS * 1000 and not predict["errors"]
+        errors += sum(figures["hostile"]["predict"]["errors"].values())
     print(f"\nload average at the end: {Path('/proc/loadavg').read_text().split()[0]}")
-    verdict = "met" if met else "NOT met"
-    print(f"\ntarget (p99 < {TARGET_P99_SECONDS:g} s, no errors on /api/predict): {verdict}")
+    if errors:
+        print(f"\n{errors} errors on /api/predict (see above)")
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
-    return 0 if met else 1
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ COMMANDS = [
 ]
 
 
-def test_one_run_of_each_command_is_tabled_with_its_goal(tmp_path: Path) -> None:
+def test_one_run_of_each_command_is_tabled_with_its_median(tmp_path: Path) -> None:
     out = tmp_path / "latency.json"
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--runs", "1", "--out", str(out)],
@@ -28,12 +28,13 @@ def test_one_run_of_each_command_is_tabled_with_its_goal(tmp_path: Path) -> None
         cwd=tmp_path,
         timeout=300,
     )
-    assert done.returncode in (0, 1), done.stderr  # 1: a goal missed on a busy machine
+    assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["command", "median_s", "goal_s", "met"]
+    assert lines[0].split() == ["command", "median_s"]
     assert [line[: len(c)] for line, c in zip(lines[1:], COMMANDS, strict=True)] == COMMANDS
+    assert all(float(line[len(c) :]) > 0 for line, c in zip(lines[1:], COMMANDS, strict=True))
     figures = json.loads(out.read_text())
     assert [r["command"] for r in figures["cold_start"]] == COMMANDS
-    assert [r["goal_s"] for r in figures["cold_start"]] == [None, 0.3, 0.3, 0.6, 1.0]
+    assert all(set(r) == {"command", "median_s"} for r in figures["cold_start"])
     assert all(r["median_s"] > 0 for r in figures["cold_start"])
     assert figures["runs"] == 1 and "refresh" not in figures
