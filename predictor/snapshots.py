@@ -115,26 +115,32 @@ def _fit_state(directory: Path) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
-def fitted_method(directory: Path) -> str:
-    """`method@state_version` of a snapshot's fit ('' when it has no readable fit.json)."""
-    state = _fit_state(directory)
+def _method_of(state: dict[str, Any] | None) -> str:
     try:
         return "" if state is None else f"{state['method']}@{state['state_version']}"
     except KeyError:
         return ""
 
 
-def fitted_settings(directory: Path) -> str:
-    """`method_settings` of a snapshot's fit ('' when it records none)."""
-    params = (_fit_state(directory) or {}).get("params")
+def _settings_of(state: dict[str, Any] | None) -> str:
+    params = (state or {}).get("params")
     return method_settings(params) if isinstance(params, dict) else ""
 
 
+def fitted_method(directory: Path) -> str:
+    """`method@state_version` of a snapshot's fit ('' when it has no readable fit.json)."""
+    return _method_of(_fit_state(directory))
+
+
+def fitted_settings(directory: Path) -> str:
+    """`method_settings` of a snapshot's fit ('' when it records none)."""
+    return _settings_of(_fit_state(directory))
+
+
 def snapshot_identity(directory: Path) -> str:
-    """`input_identity` of a snapshot folder (staged or published)."""
-    return input_identity(
-        read_manifest(directory), fitted_method(directory), fitted_settings(directory)
-    )
+    """`input_identity` of a snapshot folder (staged or published); its fit.json read once."""
+    state = _fit_state(directory)
+    return input_identity(read_manifest(directory), _method_of(state), _settings_of(state))
 
 
 def canonical_manifest(manifest: Mapping[str, Any]) -> bytes:
