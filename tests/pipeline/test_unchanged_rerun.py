@@ -53,9 +53,14 @@ def test_nothing_fetched_is_every_newest_fetch_failed(outcomes: dict, fails: boo
         assert problem.startswith("no source could be fetched: the newest fetch of each of the 2")
 
 
-def _step_seconds(instance: dg.DagsterInstance, run_id: str, step: str) -> float:
-    (stats,) = [s for s in instance.get_run_step_stats(run_id) if s.step_key == step]
-    return stats.end_time - stats.start_time
+def _materialized_keys(instance: dg.DagsterInstance, run_id: str, asset: str) -> set[str]:
+    """The metadata keys of `asset`'s materialization in run `run_id`."""
+    (event,) = [
+        e.dagster_event
+        for e in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
+        if e.dagster_event.asset_key == dg.AssetKey(asset)
+    ]
+    return set(event.event_specific_data.materialization.metadata)
 
 
 @pytest.mark.slow
@@ -130,7 +135,10 @@ def test_an_unchanged_rerun_reuses_the_published_snapshot(cli_refreshed_home: Cl
         assert evaluation.passed and evaluation.description.startswith(
             f"built from the same inputs as published snapshot {version}: nothing drifted"
         )
-        # the fit is what an unchanged rerun no longer pays for
-        assert _step_seconds(instance, reused, "factorization") < 0.25 * _step_seconds(
-            instance, fitted, "factorization"
-        )
+        # the fit is what an unchanged rerun no longer pays for: none of its products (the
+        # table of every cell's leave-one-out residual) in the metadata. The time saved is
+        # measured by `benchmarks/cli_latency.py --refresh`, not here: with the suite's
+        # calibration cache the first fit itself takes seconds, too close for a timed test.
+        fit_products = {"suspicious_scores"}
+        assert fit_products <= _materialized_keys(instance, fitted, "factorization")
+        assert "reused" in factorization and not fit_products & factorization.keys()
