@@ -8,7 +8,7 @@ cells are predicted; the figure is the MedAE of those hidden cells, pooled over 
   dates from `data.json`; families read from the ids), then `BenchPress.predict(probes,
   model=ID, release_date=DATE)`: what a team predicting a new model from its probes gets;
   and from the same fit `BenchPress.predict(probes)` alone (the whole population as its
-  family's prior, the newest date of the fit);
+  family's prior, its release date inferred from the probes);
 - `complete_matrix, side information`: the protocol as `benchpress evaluate` runs it (the
   model's row with only its probes, in one fit with release dates, families and categories);
 - `complete_matrix, no side information`: `complete_matrix(values, scales)`;
@@ -79,7 +79,7 @@ def user_path(
         answer = bp.predict(revealed, model=model_ids[i], release_date=dates.get(model_ids[i]))
         families["known" if answer.side.family_known else "population"] += 1
         errors += [abs(answer[benchmark_ids[j]].score - values[i, j]) for j in hidden]
-        bare = bp.predict(revealed)  # no name, no date: the population, the fit's newest date
+        bare = bp.predict(revealed)  # no name, no date: the population, a date inferred
         unnamed += [abs(bare[benchmark_ids[j]].score - values[i, j]) for j in hidden]
     return errors, unnamed, time.perf_counter() - start, families
 

@@ -31,6 +31,7 @@ from pipelines.identity.registry import load_registry
 from pipelines.identity.resolve import resolve
 from pipelines.sources import benchpress_matrix
 from pipelines.stages.fit import FitParams, fit_matrix
+from pipelines.stages.side_information import stated_dates
 from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
 from predictor.pretrained import PRETRAINED, pretrained_root
@@ -80,7 +81,7 @@ def build_benchpress_v1(out_dir: Path, replay_root: Path = DEFAULT_REPLAY_ROOT) 
     cells, conflicts = build_matrix(normalized, benchmarks=registry.benchmarks)
     scale_of = dict(registry.benchmarks.select("benchmark_id", "scale").iter_rows())
     params = FitParams()
-    fit = fit_matrix(cells, scale_of, params)
+    fit = fit_matrix(cells, scale_of, params, registry, stated_dates(normalized))
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
     out_dir.mkdir(parents=True)
     hashes = write_tables(tables, out_dir)

@@ -11,6 +11,7 @@ import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
@@ -25,6 +26,7 @@ from predictor.fitted_state import restore_state
 from predictor.fraction_scores import beside_percent_messages, split_fractions
 from predictor.methods.base import NotSupportedError
 from predictor.methods.common import check_level
+from predictor.model_names import derived_base
 from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
 from predictor.own_matrix import (
     MIN_PER_BENCHMARK,
@@ -34,14 +36,14 @@ from predictor.own_matrix import (
 )
 from predictor.paths import snapshot_store_dir
 from predictor.pretrained import resolve_pretrained
-from predictor.resolve import NameResolver, display_names
+from predictor.resolve import AmbiguousNameError, NameResolver, display_names
 from predictor.results import parse_overrides
 from predictor.results import probe_scores as scores_in
 from predictor.results import read_results as read_files
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import summarise
 from predictor.results.snapshot import on_snapshot
-from predictor.side_information import checked_release_date
+from predictor.side_information import checked_release_date, unknown_features
 from predictor.snapshot_layout import SCORES_COLUMNS
 from predictor.snapshots import (
     Snapshot,
@@ -58,6 +60,12 @@ from predictor.trust.profiles import resolve_targets
 from predictor.trust.rankings import compare_models, compare_with_known_models
 from predictor.trust.suspicious import suspicious_scores
 from predictor.values import (
+    BASIS_BASE,
+    BASIS_KNOWN,
+    BASIS_NAME,
+    BASIS_NONE,
+    DATE_GIVEN,
+    DATE_INFERRED,
     FractionScoresWarning,
     MatrixView,
     Prediction,
@@ -413,28 +421,79 @@ class BenchPress:
             scores_in(frame, model)  # raises: no result maps onto a benchmark of ours
         return inputs.scores, inputs.units_known, inputs.model or model
 
+    @cached_property
+    def _model_dates(self) -> dict[str, tuple[str | None, str | None]]:
+        """model id -> (release date, where it comes from) of the snapshot's models table."""
+        models = self.snapshot.models
+        if "release_date" not in models.columns:
+            return {}
+        source = (
+            models["date_source"]
+            if "date_source" in models.columns
+            else pl.Series([None] * models.height)
+        )
+        return {
+            m: (None if d is None else str(d)[:10], src)
+            for m, d, src in zip(models["model_id"], models["release_date"], source, strict=True)
+        }
+
+    def identify(self, model: str | None, base: str | None = None) -> tuple[str, str | None, str]:
+        """(basis, the snapshot model whose side information applies, how it was derived)
+        for a model's name: a model this snapshot knows (`openai/gpt-4o` resolves as
+        `gpt-4o` does); a fine-tune, merge, quantisation or adapter of one, by `base` or by
+        its name (`qwen3-32b-sft-v2`: `predictor.model_names.derived_base`); else none."""
+        if base is not None:
+            if not isinstance(base, str) or not base.strip():
+                raise ProbeScoreError(f"base must be a non-empty name, got {base!r}")
+            return BASIS_BASE, self._one_model(base.strip(), strict=True), "given"
+        if model is None:
+            return BASIS_NONE, None, ""
+        if (known := self._one_model(model)) is not None:
+            return BASIS_KNOWN, known, ""
+        name = model
+        while (derived := derived_base(name)) is not None:
+            name, how = derived
+            if (known := self._one_model(name)) is not None:
+                return BASIS_BASE, known, f"{how}, from the name"
+        return BASIS_NAME, None, ""
+
+    def _one_model(self, name: str, strict: bool = False) -> str | None:
+        """The snapshot model `name` denotes for its side information: settings of one
+        model (`o3`: o3-high, o3@low, ...) share their date and family, so any of them does
+        (the first); None when unknown or ambiguous across models (`strict`: raise)."""
+        try:
+            return self.resolve_model(name) if strict else self.resolve_model.find(name)
+        except AmbiguousNameError as exc:
+            sides = {(self._model_dates.get(m), model_family(m)) for m in exc.suggestions}
+            if len(sides) == 1:
+                return sorted(exc.suggestions)[0]
+            if strict:
+                raise
+        return None
+
     def side_for(
         self,
         model: str | None = None,
         family: str | None = None,
         release_date: str | date | datetime | None = None,
+        base: str | None = None,
     ) -> tuple[SideUsed, np.ndarray | None, str | None]:
         """What a new model is folded in with: (`SideUsed` for the answer, its features in
-        original units or None for the fit's default, its family or None).
+        original units (NaN: a date to infer from the probes) or None when the fit used no
+        dates, its family or None).
 
-        The family is `family`, else read from `model`'s name with the matrix's rules
-        (`predictor.families`); a family the fit does not know gets the population prior.
-        The release date is `release_date`, else the newest of the fit (a new model is
-        usually a new release); a fit without dates uses none."""
+        In order: `family` and `release_date` as given; a model the snapshot knows (by
+        `model`, in any spelling `resolve_model` takes) keeps its own date and family; a
+        derivative of a known model (`base`, or a name such as `qwen3-32b-sft-v2`) takes the
+        base's; otherwise the family is read from the name (`predictor.families`) and the
+        date is unknown, inferred jointly with the model's vector (never the fit's newest
+        day). A date the snapshot only knows as the day a source first listed the model is
+        not a release date: it is inferred too. A family the fit does not know gets the
+        population prior."""
         for name, value in (("model", model), ("family", family)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ProbeScoreError(f"{name} must be a non-empty name, got {value!r}")
-        chosen = family.strip() if family is not None else None
-        if chosen is None and model is not None:
-            chosen = model_family(model)
-        default_features, known_families = self.completer_.new_model_side()
-        features = None
-        shown_date = source = None
+        year = None
         if release_date is not None:
             try:
                 year = checked_release_date(release_date)
@@ -442,19 +501,51 @@ class BenchPress:
                 raise ProbeScoreError(
                     f"release_date must be a date (YYYY-MM-DD), got {release_date!r}"
                 ) from None
-            if default_features is not None:
+        basis, known, derivation = self.identify(model, base)
+        chosen = family.strip() if family is not None else None
+        if chosen is None and (known is not None or model is not None):
+            chosen = model_family(known if known is not None else model)
+        _, known_families = self.completer_.new_model_side()
+        features = unknown_features(self.completer_)  # unless something below knows it
+        shown_date = source = note = None
+        if features is not None:
+            own_date, own_source = self._model_dates.get(known, (None, None))
+            if year is not None:
                 features = np.array([year])
-                shown_date, source = _iso_day(release_date), "given"
-        elif default_features is not None:
-            shown_date, source = _year_to_day(float(default_features[0])), "newest in the fit"
+                shown_date, source = _iso_day(release_date), DATE_GIVEN
+            elif own_date is not None and own_source != "first_seen":
+                features = np.array([checked_release_date(own_date)])
+                shown_date, source = own_date, own_source or "snapshot"
+            else:
+                source = DATE_INFERRED
+                if own_date is not None:
+                    note = f"{known} has no stated release date (first listed {own_date})"
         side = SideUsed(
             model=model,
             family=chosen,
             family_known=chosen is not None and chosen in known_families,
             release_date=shown_date,
             release_date_source=source,
+            basis=basis,
+            known_model=known if basis == BASIS_KNOWN else None,
+            base_model=known if basis == BASIS_BASE else None,
+            derivation=derivation or None,
+            note=note,
         )
         return side, features, chosen
+
+    def _with_inferred_date(
+        self, side: SideUsed, row: np.ndarray, features: np.ndarray | None, group: str | None
+    ) -> SideUsed:
+        """`side` with the release date the fold-in inferred from the probes (mean, sd)."""
+        if not side.date_inferred or features is None:
+            return side
+        inferred = getattr(self.completer_, "inferred_features", None)
+        found = None if inferred is None else inferred(row, features=features, group=group)
+        if found is None:
+            return replace(side, release_date=None, release_date_source=None)
+        mean, sd = float(found[0][0]), float(found[1][0])
+        return replace(side, release_date=_year_to_day(mean), release_date_sd_months=sd * 12.0)
 
     def predict(
         self,
@@ -465,15 +556,19 @@ class BenchPress:
         handle_missing: str = "interpolate",
         family: str | None = None,
         release_date: str | date | datetime | None = None,
+        base: str | None = None,
     ) -> Predictions:
         """Predict every fitted benchmark for a new model from its probe scores.
 
         `probe_scores`: {benchmark: score}; or a results frame (`read_results`) or results
         files, folders and globs, whose usable rows are the scores (`model` picks one model
         when they hold several). The model is folded in against the snapshot's benchmark
-        factors (no refit) with the side information the fit used: its family (`family`,
-        else read from `model`, the model's name, or the one model of the files) and release
-        date (`release_date`, else the fit's newest); the answer's `.side` says which.
+        factors (no refit) with the side information the fit used, decided by `side_for`:
+        `family` and `release_date` as given; else a model the snapshot knows (`model`, or
+        the one model of the files) keeps its own; a fine-tune, merge or quantisation of a
+        known model (`base`, or read from the name) takes the base's; otherwise the family
+        is read from the name and the release date inferred from the probe scores. The
+        answer's `.side` says which was used and why.
         Probes come back unchanged with `observed=True` and a zero-width interval. `targets`
         (a profile name or benchmark names, as elsewhere) keeps only those benchmarks.
         `handle_missing`: probes on benchmarks this snapshot lacks (known elsewhere) are left
@@ -485,10 +580,11 @@ class BenchPress:
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
         scores, units_known, name = self._scores_and_units(probe_scores, model)
-        side, features, group = self.side_for(name, family, release_date)
+        side, features, group = self.side_for(name, family, release_date, base)
         scores = split_probes(self, scores, handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
         row = self._probe_row(scores, warn_fractions=not units_known)
+        side = self._with_inferred_date(side, row, features, group)
         mean, low, high, within = self.completer_.fold_in_summary(
             row, level, TRUST_WIDTH, features=features, group=group
         )
@@ -602,6 +698,7 @@ class BenchPress:
         model: str | None = None,
         family: str | None = None,
         release_date: str | date | datetime | None = None,
+        base: str | None = None,
     ) -> tuple[list[str], np.ndarray]:
         """(fitted benchmarks, (n, benchmarks) array): joint predictive draws of a new model.
 
@@ -609,11 +706,11 @@ class BenchPress:
         several benchmarks all pass a threshold is the probability that they all do (not the
         product of the marginals: benchmarks that load on the same factors move together).
         The draws' central `level` range is `predict`'s interval at that level (with the same
-        `model`, `family` and `release_date`); probes come back as given; every draw is
+        `model`, `family`, `release_date` and `base`); probes come back as given; every draw is
         clipped to its benchmark's valid range (`in_range`). Seeded: the same arguments give
         the same draws."""
         row = self._probe_row(probe_scores)
-        _, features, group = self.side_for(model, family, release_date)
+        _, features, group = self.side_for(model, family, release_date, base)
         try:
             draws = self.completer_.fold_in_draws(
                 row, n, random_state, level, features=features, group=group

@@ -55,9 +55,6 @@ CALIBRATION_KNOWN = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30)
 # seeded partitions of the models into held-out groups (each model held out once per one)
 CALIBRATION_REPEATS = 1
 CALIBRATION_SPLITS = 8
-# quantiles of the release dates where the new-release calibration cuts the models
-RELEASE_CUTS = (0.5, 0.625, 0.75, 0.875)
-MIN_RELEASE_TRAIN = 10  # models before a cut needed to fit on
 
 
 def conformal_quantile(scores: np.ndarray, level: float) -> float:
@@ -125,8 +122,9 @@ def fold_in_residuals(
     under "side" folded in with their release date (the `row_features` row of `fit_kwargs`)
     and family (`row_groups`), as a described new model of the snapshot is, `n_repeats`
     seeded partitions of the models (each model held out once per partition); under
-    "release" (only when the fit has release dates) new releases, time-honestly
-    (`_release_residuals`)."""
+    "release" (only when the fit has release dates) the same models and revealed scores
+    folded in with their family but an unknown date, inferred from the probes, as a model
+    nobody dated is (`BenchPress.predict` without a known name or a date)."""
     values = np.asarray(values, dtype=float)
     rng = np.random.default_rng(random_state)
     observed = np.isfinite(values)
@@ -135,68 +133,32 @@ def fold_in_residuals(
     if features is not None:
         features = np.asarray(features, dtype=float).reshape(values.shape[0], -1)
     families = kwargs.get("row_groups")
-    out: dict[str, dict[int, list[np.ndarray]]] = {"side": {k: [] for k in known}}
+    modes = ["side"] + (["release"] if features is not None and features.shape[1] == 1 else [])
+    out: dict[str, dict[int, list[np.ndarray]]] = {mode: {k: [] for k in known} for mode in modes}
     for _ in range(n_repeats):
         fits = held_out_models(values, scales, make_completer, n_splits, rng, kwargs)
         for inside, completer in fits:
             z_all = completer.transform_.transform(np.where(observed, values, 50.0))
             for i in np.flatnonzero(inside):
                 cells = np.flatnonzero(observed[i])
+                group = None if families is None else families[i]
                 about = {
-                    "features": None if features is None else features[i],
-                    "group": None if families is None else families[i],
+                    "side": None if features is None else features[i],
+                    "release": None if features is None else np.full(features.shape[1], np.nan),
                 }
                 for k in known:
                     if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
                         continue
                     row, hidden = drawn
-                    z_mean, sd = completer.fold_in_predictive(row, **about)
-                    out["side"][k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
-    if features is not None and features.shape[1] == 1:
-        out["release"] = _release_residuals(values, scales, make_completer, kwargs, known, rng)
+                    for mode in modes:
+                        z_mean, sd = completer.fold_in_predictive(
+                            row, features=about[mode], group=group
+                        )
+                        residual = np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden]
+                        out[mode][k].append(residual)
     return {
         mode: {k: np.concatenate(v) for k, v in by_k.items() if v} for mode, by_k in out.items()
     }
-
-
-def _release_residuals(
-    values: np.ndarray,
-    scales: Sequence[str],
-    make_completer: Callable[[], Completer],
-    fit_kwargs: dict[str, Any],
-    known: Sequence[int],
-    rng: np.random.Generator,
-    cuts: Sequence[float] = RELEASE_CUTS,
-) -> dict[int, list[np.ndarray]]:
-    """Normalised residuals of new releases: for each cut (a quantile of the release dates)
-    a completer is fitted on the models released before it, and the models released between
-    it and the next cut are folded in as `BenchPress.predict` folds in a model given no date
-    or family (the fit's newest date, the population prior), from k random known scores,
-    scored on their other cells in columns the fit has. What users predict is the next
-    release, whose errors are larger than a random held-out model's (the frontier moves)."""
-    years = np.asarray(fit_kwargs["row_features"], dtype=float).reshape(-1)
-    observed = np.isfinite(values)
-    dated = np.isfinite(years)
-    edges = [*np.quantile(years[dated], cuts), np.inf] if dated.sum() else []
-    out: dict[int, list[np.ndarray]] = {k: [] for k in known}
-    for start, end in zip(edges[:-1], edges[1:], strict=True):
-        later = dated & (years >= start)
-        test = np.flatnonzero(later & (years < end))
-        if (~later).sum() < MIN_RELEASE_TRAIN or len(test) == 0:
-            continue
-        kwargs = {**fit_kwargs, "new_model_features": np.array([np.nanmax(years[~later])])}
-        completer = make_completer().fit(hide_models(values, later), scales, **kwargs)
-        z_all = completer.transform_.transform(np.where(observed, values, 50.0))
-        fitted = observed[~later].any(axis=0)
-        for i in test:
-            cells = np.flatnonzero(observed[i] & fitted)
-            for k in known:
-                if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
-                    continue
-                row, hidden = drawn
-                z_mean, sd = completer.fold_in_predictive(row)
-                out[k].append(np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden])
-    return out
 
 
 def _factor_table(
@@ -251,8 +213,7 @@ def calibrate_fold_in(
         "fit_kwargs": fit_kwargs or {},
         "n_repeats": n_repeats,
         "known": CALIBRATION_KNOWN,
-        "release_cuts": RELEASE_CUTS,
-        "min_release_train": MIN_RELEASE_TRAIN,
+        "unknown_date": "inferred",  # the "release" table: dates inferred from the probes
     }
 
     def compute() -> FoldInCalibration:

@@ -27,7 +27,7 @@ import polars as pl
 
 from predictor.calibration import calibrate_fold_in
 from predictor.methods.registry import make_completer
-from predictor.side_information import DEFAULT_USE, SideInformation
+from predictor.side_information import DEFAULT_USE, SideInformation, unknown_features
 
 # A fitted method's prediction for one new model: (row of known scores, the model's side
 # information) -> (mean, low, high) over the fitted columns.
@@ -223,8 +223,8 @@ def ours_future(
 ) -> FitForFuture:
     """The default method as a snapshot serves it: fitted on the training models with their
     side information, new-model intervals calibrated on held-out training models, each new
-    model folded in from its probes as `BenchPress.predict` does (no release date given: the
-    fit's newest; no family). `family_at_fold_in` also gives the fold-in the new model's
+    model folded in from its probes as `BenchPress.predict` does (no release date given:
+    inferred from the probes; no family). `family_at_fold_in` also gives the fold-in the new model's
     family, when the fit knows it."""
 
     def fit(values, scales, side, level):
@@ -241,7 +241,10 @@ def ours_future(
 
         def predict(row, model_side):
             group = model_side.model_group(0, use) if family_at_fold_in else None
-            mean, low, high, _ = completer.fold_in_summary(row, level, group=group)
+            features = unknown_features(completer)  # no date given: inferred
+            mean, low, high, _ = completer.fold_in_summary(
+                row, level, features=features, group=group
+            )
             return mean, low, high
 
         return predict

@@ -14,13 +14,22 @@ same answer for the paper matrix, a published snapshot and a user's own model na
   (`mini`, `nano`, `pro`, `flash`, `haiku`, `sonnet`, `opus`, ...) and tuning words
   (`instruct`, `it`, `chat`, `thinking`), with `qwen-2.5` and `qwen2.5` spelled alike.
 
+A name is first read as its public model (`predictor.model_names`): a provider, router or
+runner prefix and the hub spelling give the bare name's family (`openai/gpt-oss-120b`,
+`meta-llama/Meta-Llama-3.1-8B-Instruct` are `gpt-oss-120b`, `llama-3.1-8b-instruct`), and a
+fine-tune, merge, quantisation or adapter has its base's (`qwen3-32b-sft-v2-q4_k_m` is
+`qwen3-32b`'s).
+
 A family with one member is harmless: the prior then falls back to the population.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
+
+from predictor.model_names import derived_base, public_candidates
 
 LEVELS = ("base", "line")
 
@@ -69,8 +78,18 @@ _VERSION_TAG = re.compile(r"^v0(\.\d+)+$")  # v0.1 of mistral-7b-v0.1 (not deeps
 _VENDOR_VERSION = re.compile(r"^([a-z]+)-(\d)")  # qwen-2.5 -> qwen2.5
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a matrix's ids are read again at every fit
+def public_base(model_id: str) -> str:
+    """The public model whose family `model_id` has: its bare spelling, then the base it is
+    derived from, if any (see the module doc)."""
+    name = public_candidates(model_id.strip())[-1]
+    if (derived := derived_base(name)) is not None:
+        name = public_candidates(derived[0])[-1]
+    return name
+
+
 def _base_tokens(model_id: str) -> list[str]:
-    stem = model_id.strip().lower().split("@", 1)[0]
+    stem = public_base(model_id).lower().split("@", 1)[0]
     stem = stem.rsplit("/", 1)[-1]  # hub ids: org/name
     tokens = [t for t in re.split(r"[-_\s]+", stem) if t]
     while len(tokens) > 1 and (

@@ -8,6 +8,11 @@ open: a later, looser lookup may only pick among them, and if none does the name
 ambiguous (`AmbiguousNameError`). So `MBPP` is `mbpp` (its id ignoring case; `MBPP+` is
 `mbpp_plus`), and `MMLU Pro` is `mmlu_pro` (its folded id) although one leaderboard spells
 `open_llm_mmlu_pro` "MMLU-PRO".
+
+A model name that none of these lookups knows is then read as an evaluation tool writes it
+(`predictor.model_names.public_candidates`: `openai/gpt-4o`, `hf/meta-llama/...`,
+`pretrained=...`), each reviewed spelling in turn through the same lookups: the first that
+names one id answers, one that names several is ambiguous (the error names the name given).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 
 import polars as pl
+
+from predictor.model_names import public_candidates
 
 
 class UnknownNameError(KeyError):
@@ -145,26 +152,57 @@ class NameResolver:
         return settings_index(self.ids)
 
     def __call__(self, name: str) -> str:
+        found, variants, candidates = self._find(name)
+        if found is not None:
+            return found
+        close = self._close(candidates[-1]) if candidates else []  # the bare name's first
+        close = list(dict.fromkeys([*variants, *close, *self._close(name)]))[:5]  # setting first
+        raise UnknownNameError(self.kind, name, close)
+
+    def find(self, name: str) -> str | None:
+        """The id `name` denotes, or None when it denotes none (no close matches computed:
+        for names that are often not ids, such as a user's own model's name);
+        `AmbiguousNameError` as for a call."""
+        return self._find(name)[0]
+
+    def _find(self, name: str) -> tuple[str | None, list[str], list[str]]:
+        """(the id or None, ids of its settings, the spellings tried after the name)."""
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"{self.kind} name must be a non-empty string, got {name!r}")
         if name in self.ids:
-            return name
+            return name, [], []
+        found, variants = self._lookup(name)
+        if found is not None or self.kind != "model":
+            return found, variants, []
+        # as a tool wrote it: `openai/gpt-4o`, `pretrained=...`
+        candidates = public_candidates(name)[1:]
+        for candidate in candidates:
+            found, more = self._lookup(candidate, name)
+            if found is not None:
+                return found, [], candidates
+            variants = variants or more
+        return None, variants, candidates
+
+    def _lookup(self, spelt: str, name: str | None = None) -> tuple[str | None, list[str]]:
+        """(the one id `spelt` names or None, ids of its settings for the error message);
+        `AmbiguousNameError` (naming `name`, default `spelt`) when it names several."""
+        if spelt in self.ids:
+            return spelt, []
         open_ids: set[str] | None = None  # left open by a stricter lookup
         for key, table in self.lookups:
-            found = table.get(key(name), set())
+            found = table.get(key(spelt), set())
             if open_ids is not None:
                 found = found & open_ids
             if len(found) == 1:
-                return next(iter(found))
+                return next(iter(found)), []
             if found:
                 open_ids = found
         if open_ids:
-            raise AmbiguousNameError(self.kind, name, sorted(open_ids))
-        variants = self._settings.get(fold(name), []) if self.kind == "model" else []
+            raise AmbiguousNameError(self.kind, name or spelt, sorted(open_ids))
+        variants = self._settings.get(fold(spelt), []) if self.kind == "model" else []
         if len(variants) > 1:  # "o3": o3-high, o3@low, o3@medium are all o3; which is meant?
-            raise AmbiguousNameError(self.kind, name, variants)
-        close = list(dict.fromkeys([*variants, *self._close(name)]))[:5]  # its setting first
-        raise UnknownNameError(self.kind, name, close)
+            raise AmbiguousNameError(self.kind, name or spelt, variants)
+        return None, variants
 
     def _close(self, name: str) -> list[str]:
         """Up to 5 ids close to `name`, for the error message: ids that start with or contain

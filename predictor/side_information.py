@@ -80,9 +80,9 @@ class SideInformation:
         kwargs: dict[str, Any] = {"lower": self.lower, "upper": self.upper}
         years = self.release_year
         if "date" in use and years is not None and np.isfinite(years).any():
+            # a model folded in without a date gets it inferred from its scores
+            # (`BenchPress.side_for`), never a fixed default such as the fit's newest
             kwargs["row_features"] = years
-            # a model folded in without a date is taken as a new release: the newest date
-            kwargs["new_model_features"] = np.array([np.nanmax(years)])
         if "families" in use and self.families is not None:
             kwargs["row_groups"] = list(self.families)
         if "categories" in use and self.categories is not None:
@@ -103,6 +103,14 @@ class SideInformation:
         if "families" not in use or self.families is None:
             return None
         return self.families[i]
+
+
+def unknown_features(completer: Any) -> np.ndarray | None:
+    """Features of a model folded in whose release date nobody knows: NaN, which the
+    default method infers from the model's scores jointly with its vector (the date prior:
+    the fit's own dates). None for a fit without dates (nothing to infer)."""
+    default, _ = completer.new_model_side()
+    return None if default is None else np.full(len(default), np.nan)
 
 
 def fractional_year(value: str | date | datetime | None) -> float:
@@ -196,16 +204,19 @@ def snapshot_side_information(
     model_ids: Sequence[str],
     benchmark_ids: Sequence[str],
 ) -> SideInformation:
-    """Side information of a snapshot's matrix: release dates from `models.release_date`
-    where the snapshot has them (the catalogue's snapshot dates), else first seen in
-    `cells`; families from the ids; floors / ranges / categories from `benchmarks`."""
-    seen = first_seen_years(cells, model_ids)
+    """Side information of a snapshot's matrix, as the pipeline's fit had it: release dates
+    from `models.release_date` (the catalogue's, else the sources' stated date), NaN (unknown)
+    where the snapshot has none or only the day the model was first seen (`date_source`
+    `first_seen`: when a model was first seen says little of when it was released); families
+    from the ids; floors / ranges / categories from `benchmarks`. `cells` is not read for
+    dates any more (a first sighting is no release date); kept for callers."""
+    years = np.full(len(model_ids), np.nan)
     if "release_date" in models.columns:
-        known = dict(models.select("model_id", "release_date").iter_rows())
-        catalogue = np.array([fractional_year(known.get(m)) for m in model_ids])
-        years = np.where(np.isfinite(catalogue), catalogue, seen)
-    else:
-        years = seen
+        dated = models.filter(pl.col("release_date").is_not_null())
+        if "date_source" in models.columns:
+            dated = dated.filter(pl.col("date_source").fill_null("") != "first_seen")
+        known = dict(dated.select("model_id", "release_date").iter_rows())
+        years = np.array([fractional_year(known.get(m)) for m in model_ids])
     return SideInformation(
         release_year=years,
         families=tuple(model_families(model_ids)),

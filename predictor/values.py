@@ -55,36 +55,78 @@ class Prediction:
 _PREDICTION_FIELDS = tuple(f.name for f in fields(Prediction))
 
 
+# How the model's side information was decided (`SideUsed.basis`), in order of precedence.
+BASIS_KNOWN = "known model"  # the name is a model of the snapshot: its own date and family
+BASIS_BASE = "base model"  # a fine-tune, merge, quantisation or adapter of a known model
+BASIS_NAME = "name"  # a name the snapshot does not know: family read from it, date inferred
+BASIS_NONE = "no name"  # no name given: population prior, date inferred
+DATE_GIVEN = "given"
+DATE_INFERRED = "inferred from the probes"
+
+
 @dataclass(frozen=True)
 class SideUsed:
     """The side information a new model was folded in with, so every answer can say it.
 
-    `family`: the family given, else read from the model's name (`predictor.families`);
-    None without a name. `family_known`: the fit has that family (else the model starts
-    from the whole population, as a model of a family of its own). `release_date`: the date
-    used (ISO day), `release_date_source` "given" or "newest in the fit" (a new model is
-    usually a new release); both None when the fit used no dates."""
+    Decided in this order (`BenchPress.side_for`): what the caller gave (`family`,
+    `release_date`); a model the snapshot knows (`known_model`: its own date and family);
+    a fine-tune, merge, quantisation or adapter of a known model (`base_model`, from the
+    name or a `base` argument: the base's); otherwise the family read from the name and a
+    date inferred from the probe scores jointly with the rest, never a fixed default.
+
+    `family`: the family used, None without a name; `family_known`: the fit has it (else the
+    model starts from the whole population). `release_date`: the date used, an ISO day (for
+    an inferred date its posterior mean, `release_date_sd_months` its spread);
+    `release_date_source`: "given", where a known model's date comes from (`catalogue`, a
+    source id, ...) or "inferred from the probes"; both None when the fit used no dates.
+    `note`: why, when a known date was not used (only first seen: not a release date)."""
 
     model: str | None = None
     family: str | None = None
     family_known: bool = False
     release_date: str | None = None
     release_date_source: str | None = None
+    basis: str = BASIS_NONE
+    known_model: str | None = None
+    base_model: str | None = None
+    derivation: str | None = None
+    release_date_sd_months: float | None = None
+    note: str | None = None
+
+    @property
+    def date_inferred(self) -> bool:
+        return self.release_date_source == DATE_INFERRED
 
     def as_dict(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in _SIDE_FIELDS}
+        return {**{name: getattr(self, name) for name in _SIDE_FIELDS}, "reason": self.describe()}
 
     def describe(self) -> str:
-        """One line for people, e.g. `family gpt, release date 2026-04-22 (newest in the fit)`."""
+        """One line for people: what was used and why, e.g. `known model gpt-4o-2024-05-13:
+        family gpt-4o, release date 2024-05-13 (catalogue)` or `family my-model (not in the
+        fit: population prior), release date inferred from the probes: 2025-03 +- 5 months`."""
+        if self.basis == BASIS_KNOWN:
+            who = f"known model {self.known_model}: "
+        elif self.basis == BASIS_BASE:
+            who = f"base {self.base_model} ({self.derivation}): "
+        else:
+            who = ""
         if self.family is None:
             family = "no family (no model name given)"
         elif self.family_known:
             family = f"family {self.family}"
         else:
             family = f"family {self.family} (not in the fit: population prior)"
-        if self.release_date is None:
-            return family
-        return f"{family}, release date {self.release_date} ({self.release_date_source})"
+        text = who + family
+        if self.date_inferred and self.release_date is None:
+            text += ", release date inferred from the scores"
+        elif self.release_date is not None:
+            if self.date_inferred:
+                spread = self.release_date_sd_months
+                plus = "" if spread is None else f" \u00b1 {spread:.0f} months"
+                text += f", release date inferred from the probes: {self.release_date[:7]}{plus}"
+            else:
+                text += f", release date {self.release_date} ({self.release_date_source})"
+        return text if self.note is None else f"{text}; {self.note}"
 
 
 _SIDE_FIELDS = tuple(f.name for f in fields(SideUsed))

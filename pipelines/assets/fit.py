@@ -22,6 +22,13 @@ from pipelines.stages.figures import (
     suspicious_summary,
 )
 from pipelines.stages.fit import FitParams, fit_matrix
+from pipelines.stages.quality import frame_markdown
+from pipelines.stages.side_information import (
+    ReleaseDates,
+    choose_release_dates,
+    release_date_metadata,
+    stated_dates,
+)
 from pipelines.stages.snapshot import (
     accepted_checks,
     gate_problems,
@@ -131,7 +138,8 @@ def factorization(
         reused = latest_built_from(warehouse.store_dir, identity) if identity else None
         if reused is not None:
             return reuse_published(context, warehouse, reused, identity or "", params)
-    fit = fit_matrix(cells, scale_of, params)
+    stated = stated_dates(normalized)
+    fit = fit_matrix(cells, scale_of, params, registry, stated)
     figures, plots = fit_figures_and_plots(fit, params)
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)
     suspicious, suspicious_table = suspicious_summary(tables.residuals)
@@ -151,6 +159,8 @@ def factorization(
     with warehouse.connect() as con:
         record_staging(con, context.run.run_id, digest, path.name, figures, drift)
     crash_point("factorization")
+    model_ids = tables.models["model_id"].to_list()
+    dates = choose_release_dates(model_ids, registry.catalogue, cells, stated)
     scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
     return dg.MaterializeResult(
         metadata={
@@ -159,6 +169,7 @@ def factorization(
             "reused_snapshot": "",
             "input_identity": snapshot_identity(path),
             **scalar,
+            **release_date_figures(context, dates, fit.model_ids),
             "singular_values": dg.MetadataValue.json(figures["singular_values"]),
             "fold_in_factor90_by_known": dg.MetadataValue.json(
                 figures["fold_in_factor90_by_known"]
@@ -169,6 +180,32 @@ def factorization(
             "suspicious_scores": dg.MetadataValue.md(suspicious_table),
         }
     )
+
+
+def release_date_figures(
+    context: dg.AssetExecutionContext, dates: ReleaseDates, fitted: list[str]
+) -> dict[str, object]:
+    """Metadata on the models' release dates: where they come from, the models whose sources
+    disagree by more than a month (listed), and the impossible stated dates rejected (counted,
+    listed, and a warning in the run's log)."""
+    figures = release_date_metadata(dates, fitted)
+    if dates.rejected.height:
+        context.log.warning(
+            f"{dates.rejected.height} stated release dates rejected as impossible (before "
+            "2015, after their payload was fetched, or not a date): "
+            + "; ".join(
+                f"{source} {model_id} {date!r}: {reason}"
+                for model_id, source, date, reason in dates.rejected.head(10).iter_rows()
+            )
+        )
+    return {
+        "release_date_sources": dg.MetadataValue.json(figures.pop("release_date_sources")),
+        **figures,
+        "release_date_conflict_list": dg.MetadataValue.md(
+            frame_markdown(dates.conflicts.sort("days", "model_id", descending=[True, False]), 30)
+        ),
+        "release_dates_rejected_list": dg.MetadataValue.md(frame_markdown(dates.rejected, 30)),
+    }
 
 
 def reuse_published(

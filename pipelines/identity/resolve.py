@@ -455,12 +455,16 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
     "agent",
     "eval_date",
     "extra",
+    # 005_release_dates: the model's release date as the row's source states it
+    "release_date",
 )
 
 
 def resolve(scores: pl.DataFrame, registry: Registry) -> pl.DataFrame:
     """Source rows (SCORE_SCHEMA plus provenance) -> normalized rows with resolution status."""
     resolver = ModelResolver(registry)
+    if "release_date" not in scores.columns:  # rows parsed before sources stated release dates
+        scores = scores.with_columns(pl.lit(None, pl.String).alias("release_date"))
     frame = _with_alias_dates(_name_columns(scores), resolver)
     models = identify_models(frame, resolver)
     frame = frame.join(models, on=MODEL_KEYS, how="left", nulls_equal=True)

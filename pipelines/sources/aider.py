@@ -15,6 +15,11 @@ a subset (`o1-mini-flex-sr-markers`, 36 cases) or on the other board's set
 recorded files that is 3 edit records (33, 36 and 225 cases); the 8 runs one or two exercises
 short (224 or 223 of 225, 132 of 133), which Aider ranks on its board, move a pass rate by
 under a point and are kept. A record without `test_cases` is kept (none lacks it).
+
+**Release dates.** The code-editing board states the model's release in `released` (or
+`_released`, the same fact on records the site does not chart: `claude-3-opus-20240229`
+2024-02-29, `o1-preview` 2024-09-12); that is the row's `release_date`. `date` is the run's
+day, not the model's, and stays `extra["eval_date"]`.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from pipelines.sources.base import (
     finite_value,
     reject_repeated_keys,
     scores_frame,
+    stated_date,
 )
 
 SOURCE_ID = "aider"
@@ -195,6 +201,11 @@ def parse_board(url: str, data: bytes) -> list[dict[str, object]]:
                 ),
                 "agent": _text(record.get("edit_format")),
                 "extra": extra_json(facts),
+                "release_date": stated_date(
+                    record.get("released")
+                    if record.get("released") is not None
+                    else record.get("_released")
+                ),
             }
         )
     return rows

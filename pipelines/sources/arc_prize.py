@@ -14,6 +14,10 @@ The `leaderboard/v{1,2,3}.json` files are not fetched: they are a denormalised s
 evaluations (headline semi-private datasets only) with the same model fields, so they add nothing
 but a generation timestamp. Their one useful lesson is replicated: for a model id listed twice in
 `models.json` with conflicting attributes, the site uses the LAST entry.
+
+`modelReleaseDate` (`2025-01-31T00:00:00.000Z`) is the row's `release_date` (as `2025-01-31`),
+except for systems built on a model (`modelType` Refinement or Custom: `Gemini 3 Pro (Refine.)`
+dated 2025-12-04 is the refinement's date, not Gemini 3 Pro's).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pipelines.sources.base import (
     finite_value,
     load_json,
     scores_frame,
+    stated_date,
 )
 
 SOURCE_ID = "arc_prize"
@@ -49,6 +54,9 @@ MODEL_FACTS = {
     "featured": "featured",
     "notes": "notes",
 }
+# `modelType`s of systems built on a model (a refinement loop around Grok 4, a Kaggle entry):
+# their `modelReleaseDate` is the system's, not a model's release date.
+SYSTEM_TYPES = frozenset({"Refinement", "Custom"})
 
 
 def _text(value: object) -> str | None:
@@ -191,6 +199,11 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                 "benchmark_name": _text(dataset.get("displayName")) or dataset_id,
                 "value": value,
                 "extra": extra_json(facts),
+                "release_date": (
+                    None
+                    if model.get("modelType") in SYSTEM_TYPES
+                    else stated_date(model.get("modelReleaseDate"))
+                ),
             }
         )
     return scores_frame(rows)

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 
 import polars as pl
 
@@ -29,6 +30,10 @@ SCORE_SCHEMA: dict[str, pl.DataType] = {
     "thinking_budget": pl.String(),
     "agent": pl.String(),  # agent / scaffold / harness / edit format
     "extra": pl.String(),  # JSON object of further facts (cost, stderr, votes, dates), keys sorted
+    # The model's public release date as the payload states it (`stated_date`): YYYY-MM-DD, or
+    # YYYY-MM / YYYY when only that is stated; null where the payload states none. Never an
+    # evaluation, submission, upload or training cut-off date (those stay in `extra`).
+    "release_date": pl.String(),
 }
 
 # What identifies one score within one payload: a model at a setting on a benchmark.
@@ -41,6 +46,11 @@ KEY_COLUMNS = (
     "agent",
 )
 _DIGITS = re.compile(r"\d+")
+# A stated date: a day, month or year, optionally followed by a time of day (ISO 8601 or SQL
+# style, with seconds, fractions and a zone); group 1 is the date part.
+_STATED_DATE = re.compile(
+    r"(\d{4}(?:-\d{2}(?:-\d{2})?)?)(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+)
 
 UNITS = frozenset(
     {
@@ -164,6 +174,27 @@ def finite_value(source: str, url: str, raw: object, row: str) -> float | None:
     if not math.isfinite(value):
         raise ParseError(source, url, f"non-finite value {raw!r}", row)
     return value
+
+
+def stated_date(raw: object) -> str | None:
+    """A release date as a payload states it, in the one spelling the `release_date` column
+    uses: `2025-04-16` (also from `2025-04-16T00:00:00.000Z`, `2025-04-16 12:00` or a parsed
+    date), `2025-04` or `2025` when only that is stated; None when blank. Text that is no date
+    at all is passed on stripped (at most 40 characters), so the release-date choice
+    (`pipelines.stages.side_information`) rejects it and counts it instead of losing it here."""
+    if raw is None or isinstance(raw, bool):
+        return None
+    if isinstance(raw, datetime):
+        return raw.date().isoformat()
+    if isinstance(raw, date):
+        return raw.isoformat()
+    text = str(raw).strip()
+    if not text:
+        return None
+    match = _STATED_DATE.fullmatch(text)
+    if match is None:
+        return text[:40]
+    return match.group(1)
 
 
 def extra_json(facts: Mapping[str, object]) -> str | None:

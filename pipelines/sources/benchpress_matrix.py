@@ -1,4 +1,7 @@
-"""Microsoft BenchPress paper score matrix (84 models x 133 benchmarks), the canonical id space."""
+"""Microsoft BenchPress paper score matrix (84 models x 133 benchmarks), the canonical id space.
+
+Each model's `release_date` (`models[].release_date`: a day, or `2023-05` / `2023` where the
+paper gives only that) is the `release_date` of every one of its rows."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from pipelines.sources.base import (
     load_json,
     reject_repeated_keys,
     scores_frame,
+    stated_date,
 )
 
 URL = "https://microsoft.github.io/benchpress/data.json"
@@ -102,6 +106,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                     "value": value,
                     "unit": unit,
                     "reasoning_effort": setting.get("effort"),
+                    "release_date": stated_date(model.get("release_date")),
                     "extra": extra_json(
                         {
                             "provider": model.get("provider"),

@@ -41,6 +41,11 @@ with a null value and a `rejected` reason (`published_value` holds the number). 
 `Model name`/`Display name` are Epoch's family-level labels (`o1` for `o1-pro-2025-03-19_low`) and
 are not checked.
 
+**Release dates.** `Release date` (benchmark files and the ECI file) is the model's public
+release, not the evaluation's (SOURCE.md; evaluation timing is `Started at` / `Date of
+evaluation` / `Run date`): it is the row's `release_date`, except on a row identified from its
+`Name` (a base or size conflict), whose date would be `Model version`'s model's.
+
 **Incomplete runs.** Epoch-run files carry the run `id`; a run id marked incomplete
 (`..._frankenstein_run_incomplete`, `frontiermath.csv` line 2, DeepSeek-V3.2) is kept with a null
 value and a `rejected` reason. `frankenstein` alone marks a run stitched from several attempts
@@ -66,6 +71,7 @@ from pipelines.sources.base import (
     finite_value,
     mark_repeated_keys,
     scores_frame,
+    stated_date,
 )
 
 SOURCE_ID = "epoch_ai"
@@ -441,6 +447,11 @@ def _parse_member(member: str, data: bytes) -> list[dict[str, object]]:
                 "unit": unit,
                 "agent": agent,
                 "extra": extra_json(facts),
+                # `Release date` is the model's (SOURCE.md), i.e. `Model version`'s: a row
+                # credited to its `Name` instead is another model, whose date the file lacks
+                "release_date": (
+                    None if "identity_from" in facts else stated_date(cell.get("Release date"))
+                ),
             }
         )
     return rows

@@ -16,6 +16,9 @@ re-runs reproducible; the window itself (`window_start`/`window_end`), the numbe
 (`cutoff_date`, the `release_date` field) and the site's contamination
 flag for that window (`release_date >= window_start`) are stored in `extra`, so a narrower window
 can be recomputed from the same payload later. One row per model, benchmark key `code_generation`.
+The rows' `release_date` column stays null: the payload's `release_date` is the model's
+training-data cut-off the site uses to flag contaminated problems (GPT-4O-2024-08-06 and
+o4-mini are both dated 2023-04-30), not when the model was released.
 
 `model_key` is `model_name` (the API id); `model_name` in the output is `model_repr`, which can
 state a setting the API id does not (`claude-3-7-sonnet-20250219` is shown as

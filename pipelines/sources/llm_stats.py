@@ -85,6 +85,10 @@ from the Qwen3-235B-A22B-Base (pretrained) table of the Qwen3 blog (mmlu 0.8781,
 each is matched by (model id, benchmark id, exact score) and keyed `qwen3-235b-a22b-base`
 (original id in `extra["record_model_id"]`), which `model_aliases.csv` places (today: unresolved,
 no base-model id in `models.csv`). The chat-model records of the file keep their key.
+
+Release date: `model.json`'s `release_date`, else its `announcement_date`, is every record's
+`release_date` (not on the copied records above: the date is the chat model's). The records'
+own `created_at` / `updated_at` / `verification_date` are llm-stats' bookkeeping, kept in `extra`.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ from pipelines.sources.base import (
     load_json,
     mark_repeated_keys,
     scores_frame,
+    stated_date,
 )
 
 SOURCE_ID = "llm_stats"
@@ -371,6 +376,7 @@ def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) ->
         "knowledge_cutoff": model.get("knowledge_cutoff"),
         "fine_tuned_from_model_id": model.get("fine_tuned_from_model_id"),
     }
+    released = stated_date(model.get("release_date")) or stated_date(model.get("announcement_date"))
     rows = []
     for i, record in enumerate(records):
         ref = f"{name}[{i}]"
@@ -440,6 +446,8 @@ def _model_rows(url: str, data: bytes, org: str, directory: str, model: dict) ->
             "unit": unit or "score",  # only rejected rows lack a unit
             "thinking_budget": budget,
             "reasoning_effort": effort,
+            # model.json's date is the file's model's, not that of a table copied into it
+            "release_date": None if copied else released,
         }
         if reason:
             rows.append({**row, "value": None, "extra": extra_json({**facts, "rejected": reason})})

@@ -87,10 +87,12 @@ def fit_matrix(
     scale_of: dict[str, str],
     params: FitParams,
     registry: Registry | None = None,
+    stated: pl.DataFrame | None = None,
 ) -> FitResult:
     """Fit the default method on the selected matrix with its side information (release
     dates, families, categories and valid ranges from `registry`, default the
-    shipped one) and calibrate its new-model intervals with the same side information."""
+    shipped one; `stated`: the release dates the sources state, `stated_dates` of the
+    normalized rows) and calibrate its new-model intervals with the same side information."""
     kept = select_for_fit(cells, params.min_per_model, params.min_per_benchmark)
     if kept.height == 0:
         raise ValueError(
@@ -98,7 +100,9 @@ def fit_matrix(
             f"({params.min_per_model} per model, {params.min_per_benchmark} per benchmark)"
         )
     model_ids, benchmark_ids, scales, values = to_dense(kept, scale_of)
-    side = fit_side_information(model_ids, benchmark_ids, cells, registry or load_registry())
+    side = fit_side_information(
+        model_ids, benchmark_ids, cells, registry or load_registry(), stated
+    )
     # new-model intervals calibrated on held-out models of this matrix (predictor.calibration)
     completer, _ = fit_calibrated(
         values, scales, params.completer, side, random_state=params.random_state

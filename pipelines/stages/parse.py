@@ -26,7 +26,8 @@ from warehouse.scores import (
 )
 
 # Bump when a parser's output changes so archived payloads are re-parsed on the next run.
-PARSER_VERSION = "1"
+# 2: the `release_date` column (a model's release date as the payload states it).
+PARSER_VERSION = "2"
 
 
 class ParseFailed(RuntimeError):

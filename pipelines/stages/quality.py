@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from pipelines.stages.fit import FitResult, variance_shares
+from predictor.side_information import unknown_features
 from predictor.transforms import ScaleTransform
 
 HOLDOUT_SEED = 20261130
@@ -193,7 +194,7 @@ def foldin_z(
     if int((~np.isnan(row)).sum()) < MIN_KNOWN_FOR_FOLD_IN:
         return None
     j = column[benchmark_id]
-    mean, scale = fit.completer.fold_in_predictive(row)
+    mean, scale = fit.completer.fold_in_predictive(row, features=unknown_features(fit.completer))
     probe = np.full((1, len(fit.benchmark_ids)), np.nan)
     probe[0, j] = value
     observed = fit.completer.transform_.transform(probe)[0, j]

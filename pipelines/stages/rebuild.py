@@ -21,6 +21,7 @@ import polars as pl
 from pipelines.identity.registry import load_registry
 from pipelines.identity.resolve import resolve
 from pipelines.stages.fit import FitParams, fit_matrix
+from pipelines.stages.side_information import stated_dates
 from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
 from warehouse.ducklake import as_of_snapshot, lake_of, snapshot_at
@@ -83,7 +84,7 @@ def _rebuild(
     cells, conflicts = build_matrix(normalized)
     scale_of = dict(registry.benchmarks.select("benchmark_id", "scale").iter_rows())
     try:
-        fit = fit_matrix(cells, scale_of, params)
+        fit = fit_matrix(cells, scale_of, params, registry, stated_dates(normalized))
     except ValueError as exc:
         raise ValueError(f"{exc}; {held_then(con, scores, cells, as_of, params)}") from None
     tables = snapshot_tables(normalized, cells, conflicts, registry, fit)

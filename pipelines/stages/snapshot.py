@@ -16,7 +16,7 @@ from pipelines.identity.registry import CANONICAL_SOURCE, Registry
 from pipelines.stages.costs import run_cost_facts
 from pipelines.stages.fit import FitParams, FitResult, method_label
 from pipelines.stages.quality import DRIFT_CHECKS
-from pipelines.stages.side_information import release_dates
+from pipelines.stages.side_information import release_dates, stated_dates
 from pipelines.transforms.matrix import select_for_fit
 from predictor.families import model_families
 from predictor.fitted_state import export_state
@@ -99,8 +99,10 @@ def model_table(
     registry: Registry | None = None,
 ) -> pl.DataFrame:
     """One row per model in the matrix: a display name and how much evidence it has; with
-    `registry`, also its family and release date (catalogue date, else first seen: what
-    the fit used and `benchpress evaluate --protocol future --source snapshot` reads)."""
+    `registry`, also its family and release date (`release_date`, `date_source`,
+    `date_sources`: the catalogue's date, else the date its sources state, else first seen;
+    `pipelines.stages.side_information`), what the fit used (a first-seen date as unknown)
+    and `benchpress evaluate --protocol future --source snapshot` reads."""
     names = display_names(normalized.filter(pl.col("resolution") == "resolved"))
     counts = cells.group_by("model_id").agg(
         pl.len().cast(pl.Int32).alias("n_cells"),
@@ -117,7 +119,7 @@ def model_table(
     if registry is None:
         return table
     ids = table["model_id"].to_list()
-    dates = release_dates(ids, registry.catalogue, cells)
+    dates = release_dates(ids, registry.catalogue, cells, stated_dates(normalized))
     return table.with_columns(family=pl.Series(model_families(ids), dtype=pl.String)).join(
         dates, on="model_id", how="left"
     )

@@ -177,29 +177,35 @@ def add_side_options(parser: argparse.ArgumentParser, name: bool = True) -> None
             "--from files)",
         )
     parser.add_argument(
-        "--family", type=nonempty_text, help="the model's family (default: read from its name)"
+        "--family",
+        type=nonempty_text,
+        help="the model's family (default: a known model's own, else read from its name)",
     )
     parser.add_argument(
         "--release-date",
         dest="release_date",
         metavar="YYYY-MM-DD",
-        help="the model's release date (default: the newest in the snapshot's fit)",
+        help="the model's release date (default: a known model's own or its base's, else "
+        "inferred from the scores)",
+    )
+    parser.add_argument(
+        "--base",
+        type=nonempty_text,
+        metavar="MODEL",
+        help="the public model this one was fine-tuned, merged or quantised from: its "
+        "family and release date are used (default: read from the name, e.g. qwen3-32b-sft)",
     )
 
 
 def side_arguments(args: argparse.Namespace, from_files: str | None = None) -> dict[str, Any]:
-    """`model`, `family`, `release_date` for the API from `add_side_options`' flags; the
-    model's name is `--name`, else the one the `--from` files name."""
+    """`model`, `family`, `release_date`, `base` for the API from `add_side_options`' flags;
+    the model's name is `--name`, else the one the `--from` files name."""
     return {
         "model": getattr(args, "name", None) or from_files,
         "family": getattr(args, "family", None),
         "release_date": getattr(args, "release_date", None),
+        "base": getattr(args, "base", None),
     }
-
-
-def side_asked(args: argparse.Namespace) -> bool:
-    """Whether `--name`, `--family` or `--release-date` was given."""
-    return any(getattr(args, k, None) for k in ("name", "family", "release_date"))
 
 
 def check_from_options(args: argparse.Namespace) -> None:

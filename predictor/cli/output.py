@@ -57,12 +57,10 @@ SHOWN_NAMES = 12  # unmapped tasks listed in the table output (all of them in --
 
 
 # --------------------------------------------------------------------------- text
-def print_side(side: Any, asked: bool, label: str = "model") -> None:
-    """The family and release date a new model was folded in with (a
-    `predictor.values.SideUsed`), under the table: when they changed the answer (a family the
-    fit knows, a date given) or were asked for on the command line. `--json` always has them."""
-    if asked or side.family_known or side.release_date_source == "given":
-        print(f"{label}: {printable(side.describe())}")
+def print_side(side: Any, label: str = "model") -> None:
+    """The family and release date a new model was folded in with and why (a
+    `predictor.values.SideUsed`), under the table; `--json` has them as `side`."""
+    print(f"{label}: {printable(side.describe())}")
 
 
 def level_label(level: float) -> str:

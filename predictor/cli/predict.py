@@ -17,7 +17,6 @@ from predictor.cli.options import (
     add_output_options,
     add_side_options,
     interval_level,
-    side_asked,
     snapshot_reference,
     store_uri,
     target_names,
@@ -81,7 +80,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         ]
         columns = ["benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind"]
         print_table(rows, columns)
-        print_side(predictions.side, side_asked(args))
+        print_side(predictions.side)
 
     payload = {
         "version": bp.version,

@@ -35,7 +35,6 @@ from predictor.cli.options import (
     parse_scores,
     positive_float,
     positive_int,
-    side_asked,
     target_names,
 )
 from predictor.cli.output import (
@@ -164,6 +163,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             model=args.name or models[0],
             family=args.family,
             release_date=args.release_date,
+            base=args.base,
         )
         frame = result.to_frame()
         payload = {"version": bp.version, "rows": frame_rows(frame)}
@@ -184,7 +184,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 )
             print(result.summary())
             if result.side is not None:
-                print_side(result.side, side_asked(args), names[0])
+                print_side(result.side, names[0])
 
         emit(args, frame, payload=payload, table=reference_table)
         return 0
@@ -197,9 +197,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     if targets is None:
         raise CommandError("--targets is required when comparing models")
-    if args.name or args.family or args.release_date:
+    if args.name or args.family or args.release_date or args.base:
         raise CommandError(
-            "--name, --family and --release-date describe the one model of --reference; "
+            "--name, --family, --release-date and --base describe the one model of --reference; "
             "name each of several models as --model NAME:benchmark=score,..."
         )
     result = compare_models(bp, probes, targets, names=names, level=args.level, models=models)
@@ -212,7 +212,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print()
         print(result.summary())
         for name, side in result.sides.items():
-            print_side(side, side_asked(args), name)
+            print_side(side, name)
 
     payload = {
         "version": bp.version,
@@ -301,7 +301,7 @@ def cmd_next(args: argparse.Namespace) -> int:
         )
         columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
         print_frame(frame, [*columns, "reduction_per_cost", "lm_eval_task", "inspect_task"])
-        print_side(side_used, side_asked(args))
+        print_side(side_used)
         print_next_steps(steps)
 
     payload = {

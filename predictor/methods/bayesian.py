@@ -684,9 +684,9 @@ class BayesianCompleter:
         `col_groups` (a category per benchmark) give the factors a hierarchical prior
         (`predictor.methods.hierarchy`): each vector is drawn around its group's mean.
         `new_model_features` (f values, original units) is what a model folded in later is
-        assumed to have when its features are not given (default: the fitted models' mean):
-        with release dates, the newest date of the fit, since the model a user predicts is
-        usually a new release.
+        assumed to have when its features are not given (default: the fitted models' mean).
+        A fold-in given NaN features infers them instead, with the model's vector
+        (`BenchPress.predict` does so for a model whose release date nobody knows).
         """
         self._check_params()
         values = check_values(values)
@@ -947,8 +947,8 @@ class BayesianCompleter:
 
     def new_model_side(self) -> tuple[np.ndarray | None, list[str]]:
         """What a model folded in without side information is assumed to have: its features
-        in original units (with release dates: the newest date of the fit; None when the fit
-        had no features), and the families the fit knows (a family outside them gets the
+        in original units (`new_model_features`; None when the fit had no features), and the
+        families the fit knows (a family outside them gets the
         population prior)."""
         if len(self.feature_mean_) == 0:
             return None, list(self.model_groups_)
@@ -1026,13 +1026,16 @@ class BayesianCompleter:
 
     def _calibration_factor(self, row: np.ndarray, level: float, features: Any) -> float:
         """The fold-in calibration's factor for this row (1 without calibration): by its
-        known scores, and from the new-release table when the fit has release dates and
-        none was given (the model is taken as released on the fit's newest date)."""
+        known scores, and from the unknown-date table when the fit has release dates and the
+        model's is not known (NaN: inferred from the probes; None in snapshots that took
+        the fit's newest date instead)."""
         calibration = getattr(self, "fold_in_calibration_", None)
         if calibration is None:
             check_level(level)
             return 1.0
-        release = features is None and len(self.feature_mean_) > 0
+        release = len(self.feature_mean_) > 0 and (
+            features is None or bool(np.isnan(np.asarray(features, dtype=float)).any())
+        )
         return calibration.factor(int((~np.isnan(row)).sum()), level, release)
 
     def _fold_in_bounds(
@@ -1077,11 +1080,34 @@ class BayesianCompleter:
         return feats[None, :]
 
     def _new_features(self, features: np.ndarray | None) -> np.ndarray:
-        """Standardised features of a model folded in; not given: `new_model_features_`."""
+        """Standardised features of a model folded in; not given: `new_model_features_`.
+        NaN stays NaN: that feature is unknown and inferred with the model's vector."""
         if features is None:
             default = getattr(self, "new_model_features_", None)
             return np.zeros(len(self.feature_mean_)) if default is None else default
-        return self._standardise(self._feature_row(features, "features"))[0]
+        row = self._feature_row(features, "features")[0]
+        return (row - self.feature_mean_) / self.feature_std_
+
+    def inferred_features(
+        self, row: np.ndarray, features: np.ndarray | None = None, group: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(posterior mean, sd) in original units of the features a fold-in did not know
+        (NaN in `features`; a release date inferred from the probe scores), NaN where the
+        feature was known; None when every feature was known or the fit has none."""
+        feats = self._new_features(features)
+        if not np.isnan(feats).any():
+            return None
+        row = check_row(row, self.benchmark_params_.shape[1])
+        _, _, theta, cov = self._fold_in_posterior(row, features, group)
+        d = 1 + int(self.rank)
+        latent = np.flatnonzero(np.isnan(feats))
+        x = theta[:, d:]  # (S, L)
+        var = np.einsum("sll->sl", cov[:, d:, d:]).mean(axis=0) + x.var(axis=0)
+        mean = np.full(len(feats), np.nan)
+        sd = np.full(len(feats), np.nan)
+        mean[latent] = x.mean(axis=0) * self.feature_std_[latent] + self.feature_mean_[latent]
+        sd[latent] = np.sqrt(var) * self.feature_std_[latent]
+        return mean, sd
 
     def _fold_in_z(
         self, row: np.ndarray, features: np.ndarray | None, group: str | None = None
@@ -1102,6 +1128,22 @@ class BayesianCompleter:
             g = groups.index(group)
             return self.model_group_mean_[:, g], self.model_group_precision_
         return self.model_prior_mean_, self.model_prior_precision_
+
+    @staticmethod
+    def _with_latent_prior(
+        mean: np.ndarray, precision: np.ndarray, latent: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The model prior extended by the unknown features: standardised, so the fitted
+        models' features have mean 0 and variance 1, and that is their prior (a release date
+        somewhere among the fit's, independent of the model's vector a priori)."""
+        n_latent = int(latent.sum())
+        if n_latent == 0:
+            return mean, precision
+        s, d = mean.shape
+        wide = np.zeros((s, d + n_latent, d + n_latent))
+        wide[:, :d, :d] = precision
+        wide[:, d:, d:] = np.eye(n_latent)
+        return np.concatenate([mean, np.zeros((s, n_latent))], axis=1), wide
 
     def fitted_model_prior(self) -> tuple[np.ndarray, np.ndarray]:
         """Per kept draw, the prior mean (S, n, d) and precision (S, n, d, d) of every fitted
@@ -1128,13 +1170,16 @@ class BayesianCompleter:
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
         feats = self._new_features(features)
+        latent = np.isnan(feats)  # unknown features: inferred jointly with the model's vector
         col = self.benchmark_params_  # (S, m, d + f)
-        offset = self.mu_[:, None] + col[..., 0] + col[..., d:] @ feats  # (S, m)
-        design_all = np.concatenate([np.ones(col.shape[:2] + (1,)), col[..., 1:d]], axis=2)
-        design = design_all[:, known]  # (S, k, d)
+        offset = self.mu_[:, None] + col[..., 0] + col[..., d:] @ np.where(latent, 0.0, feats)
+        design_all = np.concatenate(
+            [np.ones(col.shape[:2] + (1,)), col[..., 1:d], col[..., d:][..., latent]], axis=2
+        )
+        design = design_all[:, known]  # (S, k, d + latent)
         target = z_known[None, :] - offset[:, known]
         base_w = self.benchmark_precision_[:, known] / self.new_model_noise_
-        prior_mean, prior_prec = self.model_prior(group)
+        prior_mean, prior_prec = self._with_latent_prior(*self.model_prior(group), latent)
         prior_shift = (prior_prec @ prior_mean[..., None])[..., 0]
         weight = base_w
         for step in range(_FOLD_IN_REWEIGHTS + 1):

@@ -4,9 +4,10 @@ The value a fit carries (and a snapshot stores) once `predictor.calibration` has
 it; a method multiplies its model-based half-width by `factor(n_known, level, release)`.
 
 Two tables: `factors` for a model folded in with its own side information (release date,
-family), and `release_factors` for one folded in without it, as a new release (the fit's
-newest date, the population as its family): its errors are larger (about 1.1x on the paper
-matrix), and it is what the time-honest protocol and a user who gives no date meet.
+family), and `release_factors` for one whose release date is not known and is inferred
+from its scores (`predictor.calibration`): what a user who names no known model and gives
+no date meets. (Snapshots written before December 2026 computed that table for a model
+taken as released on the fit's newest date.)
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class FoldInCalibration:
 
     def factor(self, n_known: int, level: float, release: bool = False) -> float:
         """Multiplier on the model-based half-width at `level` for `n_known` known scores;
-        `release`: the model was folded in without its side information."""
+        `release`: the model was folded in with its release date unknown."""
         table = self.release_factors if release and self.release_factors else self.factors
         row = table[self.stratum(n_known)]
         return float(np.interp(check_level(level), self.levels, row))

@@ -88,6 +88,7 @@ def what_to_run_next(
     model: str | None = None,
     family: str | None = None,
     release_date: str | None = None,
+    base: str | None = None,
 ) -> pl.DataFrame:
     """Unobserved benchmarks ranked by expected target-width reduction per unit cost (those a
     team can run: not `costs.NOT_RUNNABLE`; they can still be targets).
@@ -98,12 +99,12 @@ def what_to_run_next(
     (mean widths in points over the percent targets; see the module docstring), reduction
     (mean relative width reduction over every target),
     reduction_per_cost, lm_eval_task and inspect_task (the tool task that runs the
-    benchmark, None when none is known; `predictor.results.runnable`). `model`, `family`
-    and `release_date`: the model's side information, as in `BenchPress.predict`.
+    benchmark, None when none is known; `predictor.results.runnable`). `model`, `family`,
+    `release_date` and `base`: the model's side information, as in `BenchPress.predict`.
     """
     _check_top(top)
     row = bp._probe_row(known_scores)
-    _, features, group = bp.side_for(model, family, release_date)
+    _, features, group = bp.side_for(model, family, release_date, base)
     side = {"features": features, "group": group}
     comp = bp.completer_
     names = bp.fit_benchmarks_

@@ -418,6 +418,7 @@ def compare_with_known_models(
     model: str | None = None,
     family: str | None = None,
     release_date: str | None = None,
+    base: str | None = None,
 ) -> KnownComparison:
     """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
     models of the snapshot. A reference model's score on a benchmark is its observed cell
@@ -427,8 +428,8 @@ def compare_with_known_models(
     are marked private (`.private`, the frame's `reference_private`, "(private)" in the
     summary), so a private model never passes for a public one. Targets default
     to the `general_assistant` profile (a profile name, a list, or None = every fitted
-    benchmark). With probe scores, `model`, `family` and `release_date` are the new model's
-    side information, as in `BenchPress.predict`.
+    benchmark). With probe scores, `model`, `family`, `release_date` and `base` are the new
+    model's side information, as in `BenchPress.predict`.
 
     `level` defaults to the predictions' own level (0.9 for probe scores); with predictions,
     a different `level` raises (their intervals exist at one level only). Predictions must
@@ -437,7 +438,7 @@ def compare_with_known_models(
     a model without its setting at its headline setting, a model this snapshot lacks from
     the catalogue snapshot; the summary says which id each stood for); repeats, e.g. an id
     and its alias, count once, in first-seen order."""
-    side = {"model": model, "family": family, "release_date": release_date}
+    side = {"model": model, "family": family, "release_date": release_date, "base": base}
     preds, level = _new_model_predictions(bp, predictions_or_probes, level, side)
     chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
     chosen = list(bp.fit_benchmarks_) if chosen is None else chosen

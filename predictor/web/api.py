@@ -148,18 +148,32 @@ def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
     }
 
 
+def _side(bench: BenchPress, query: Params) -> dict[str, str | None]:
+    """`model`, `family`, `release_date`, `base` for `BenchPress.predict` / `side_for`
+    (`params.side`): a private model's `private:` prefix is dropped (its name is what the
+    model is called); an unknown `base` is a 400 naming the parameter, with close matches."""
+    side = params.side(query)
+    named = side["model"]
+    if named is not None and private.explicit(named):
+        side["model"] = named[len(private.PREFIX) :].strip() or None
+    if side["base"] is not None:
+        _resolve(bench.resolve_model, side["base"], parameter="base")
+    return side
+
+
 def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
     """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`;
-    `side`: the family and release date the fold-in used (`SideUsed.as_dict`)."""
+    `side`: the family and release date the fold-in used and why (`SideUsed.as_dict`), from
+    `model`, `family`, `release_date` and `base` as in Python."""
     params.check_allowed(
         query,
-        ["version", "scores", "level", "targets", "model", "family", "release_date"],
+        ["version", "scores", "level", "targets", *params.SIDE],
         "/api/predict",
     )
     bench = _bench(catalog, query)
     probes = params.scores(query)
     level = params.level(query)
-    side = {name: params.optional_name(query, name) for name in ("model", "family", "release_date")}
+    side = _side(bench, query)
     wanted = params.names(query, "targets")  # optional: a profile or benchmarks, as in Python
     targets = (wanted[0] if len(wanted) == 1 else wanted) if wanted else None
     with warnings.catch_warnings(record=True) as caught:
@@ -176,12 +190,27 @@ def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
         "level": level,
         "probes": resolved,
         "warnings": list(dict.fromkeys(said)),
-        "side": predictions.side.as_dict(),
+        "side": _finite(predictions.side.as_dict()),
         "predictions": [
             {k: _json_value(v) for k, v in predictions[b].as_dict().items()}
             for b in sorted(predictions)
         ],
     }
+
+
+def side(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`GET /api/side?model=&base=`: the family and release date a prediction for this model
+    would use, and why, before any score is given: `BenchPress.side_for(...)[0].as_dict()`
+    with the snapshot's `version`. A date to be inferred from the probes has no value yet.
+    `family` and `release_date` are accepted (and checked) as in `/api/predict`."""
+    params.check_allowed(query, ["version", *params.SIDE], "/api/side")
+    bench = _bench(catalog, query)
+    wanted = _side(bench, query)
+    try:
+        used = bench.side_for(**wanted)[0]  # type: ignore[arg-type]
+    except (UnknownNameError, ValueError, TypeError) as exc:
+        raise bad_request(str(exc)) from None
+    return {"version": bench.version, **_finite(used.as_dict())}
 
 
 def suggested_probes(bench: BenchPress, model_id: str, k: int = SUGGESTED_PROBES) -> list[str]:
@@ -250,7 +279,8 @@ def _fitted_cells(
 
 
 def _folded_cells(bench: BenchPress, model_id: str, level: float) -> dict[str, dict[str, Any]]:
-    """A model outside the fit: its observed fitted-benchmark scores folded in as probes."""
+    """A model outside the fit: its observed fitted-benchmark scores folded in as probes,
+    with its own release date and family (a model the snapshot knows)."""
     cells = bench.snapshot.cells
     own = cells.filter(cells["model_id"] == model_id)
     fitted = set(bench.fit_benchmarks_)
@@ -259,7 +289,7 @@ def _folded_cells(bench: BenchPress, model_id: str, level: float) -> dict[str, d
         return {}
     return {
         b: {"score": p.score, "low": p.low, "high": p.high, "observed": p.observed}
-        for b, p in bench.predict(probes, level=level).items()
+        for b, p in bench.predict(probes, level=level, model=model_id).items()
     }
 
 
@@ -548,6 +578,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "versions": versions,
     "snapshot": snapshot,
     "predict": predict,
+    "side": side,
     "matrix": matrix,
     "compare": compare,
     "cell": cell,

@@ -70,6 +70,16 @@ def optional_name(params: Params, name: str, limit: int = 200) -> str | None:
     return value.strip()
 
 
+SIDE = ("model", "family", "release_date", "base")  # what a new model is folded in with
+
+
+def side(params: Params) -> dict[str, str | None]:
+    """The side information of a new model (`BenchPress.predict(model=, family=,
+    release_date=, base=)`): each an optional short text, None when absent or blank; the
+    Python API checks the date and resolves the base in its own words."""
+    return {name: optional_name(params, name) for name in SIDE}
+
+
 def required_text(params: Params, name: str) -> str:
     value = text(params, name)
     if value is None or not value.strip():

@@ -132,10 +132,17 @@ def sources(cited: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _predict(
-    bench: BenchPress, probes: dict[str, float], level: float, targets: Any = None
+    bench: BenchPress,
+    probes: dict[str, float],
+    level: float,
+    targets: Any = None,
+    model: str | None = None,
 ) -> dict[str, dict[str, Any]]:
+    """A private model's scores folded in; `model`, its name (or its run's), gives the fold-in
+    its side information as the CLI does (`benchpress models show`, `track`): a fine-tune's
+    name (`qwen3-32b-sft`) its base's family and release date."""
     try:
-        predictions = bench.predict(probes, level=level, targets=targets)
+        predictions = bench.predict(probes, level=level, targets=targets, model=model)
     except (UnknownNameError, ValueError, TypeError) as exc:  # a stored score out of range
         raise bad_request(str(exc)) from None
     return {
@@ -152,7 +159,7 @@ def _predict(
 def column(bench: BenchPress, model: PrivateModel, level: float) -> dict[str, dict[str, Any]]:
     """A compare column: its fitted-benchmark scores folded in, its other scores as observed."""
     fitted, known, _ = split_scores(bench, model)
-    cells = _predict(bench, fitted, level) if fitted else {}
+    cells = _predict(bench, fitted, level, model=model.name.strip() or None) if fitted else {}
     for benchmark, score in known.items():
         if benchmark not in cells:
             cells[benchmark] = {"score": score, "low": score, "high": score, "observed": True}
@@ -252,7 +259,9 @@ def trajectory(
                 "step": point.step,
                 "added_at": point.added_at,
                 "observed": fitted,
-                "predicted": _predict(bench, fitted, level, wanted) if fitted else {},
+                "predicted": _predict(bench, fitted, level, wanted, run.strip() or None)
+                if fitted
+                else {},
                 "not_in_snapshot": sorted(missing),
                 "provenance": cited,
                 "sources": sources(cited),

@@ -427,3 +427,58 @@ def test_a_new_model_without_a_date_is_taken_as_the_newest_release():
         BayesianCompleter(n_chains=2).fit(
             observed, scales, row_features=years, new_model_features=[1.0, 2.0]
         )
+
+
+def dated_matrix(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Percent scores of 80 models whose logits rise with their release year (2023-2026) on
+    every column, at column-specific rates, plus a rank-1 term and a little noise."""
+    rng = np.random.default_rng(seed)
+    n, m = 80, 30
+    years = rng.uniform(2023.0, 2026.0, n)
+    rate = rng.uniform(0.4, 1.2, m)
+    logit = (
+        rng.normal(0, 0.5, (1, m))
+        + np.outer(years - 2024.5, rate)
+        + np.outer(rng.normal(0, 0.4, n), rng.normal(0, 0.8, m))
+        + rng.normal(0, 0.05, (n, m))
+    )
+    return 100.0 / (1.0 + np.exp(-logit)), years
+
+
+def test_an_unknown_date_is_inferred_from_the_scores():
+    full, years = dated_matrix()
+    train = hide(full, 0.2, seed=6)[0]
+    new = np.arange(70, 80)  # ten models outside the fit
+    model = BayesianCompleter(n_chains=2).fit(
+        np.delete(train, new, axis=0), ["percent"] * 30, row_features=np.delete(years, new)
+    )
+    inferred, errors = [], {"nan": [], "true": [], "mean": []}
+    for i in new:
+        row = np.where(np.arange(30) < 5, full[i], np.nan)  # five known scores
+        mean, sd = model.inferred_features(row, features=[np.nan])
+        inferred.append((float(mean[0]), float(sd[0]), years[i]))
+        for name, features in (("nan", [np.nan]), ("true", [years[i]]), ("mean", None)):
+            pred = model.fold_in(row, features=features)
+            errors[name].append(np.median(np.abs(pred[5:] - full[i, 5:])))
+    # the date comes back within a few months, with a spread that says how sure it is
+    gaps = np.array([abs(m - y) for m, _, y in inferred])
+    assert np.median(gaps) < 0.25 and all(0.0 < sd < 1.0 for _, sd, _ in inferred)
+    # and the answer is as good as with the true date, far better than the fit's average
+    assert np.median(errors["nan"]) < 1.25 * np.median(errors["true"])
+    assert np.median(errors["nan"]) < 0.75 * np.median(errors["mean"])
+    # a known date is not inferred; a fit without dates has nothing to infer
+    assert model.inferred_features(row, features=[2025.0]) is None
+    plain = BayesianCompleter(n_chains=2).fit(np.delete(train, new, axis=0), ["percent"] * 30)
+    assert plain.inferred_features(row, features=[]) is None
+
+
+def test_an_unknown_date_widens_the_draws_as_the_interval():
+    full, years = dated_matrix()
+    model = BayesianCompleter(n_chains=2).fit(full[:70], ["percent"] * 30, row_features=years[:70])
+    row = np.where(np.arange(30) < 3, full[75], np.nan)
+    known_low, known_high = model.fold_in_interval(row, features=[years[75]])
+    low, high = model.fold_in_interval(row, features=[np.nan])
+    assert np.all((high - low)[3:] > (known_high - known_low)[3:])
+    draws = model.fold_in_draws(row, n_draws=4000, features=[np.nan])
+    inside = (draws[:, 3:] >= low[3:]) & (draws[:, 3:] <= high[3:])
+    assert abs(inside.mean() - 0.9) < 0.02

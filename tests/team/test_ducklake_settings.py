@@ -175,6 +175,7 @@ def test_migrations_give_the_lake_the_local_schema_without_keys(
         "002_identity.sql",
         "003_drift.sql",
         "004_publish_gate.sql",
+        "005_release_dates.sql",
     ]
     # the local file keeps its keys (the lake has none: DuckLake cannot enforce them)
     assert [row[0] for row in local_keys] == [

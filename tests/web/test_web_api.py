@@ -147,8 +147,8 @@ def test_predict_post_json_and_form(app: RunningApp, bp: BenchPress) -> None:
         (
             "scores=gpqa_diamond=80&levle=0.8",
             400,
-            "unknown parameter 'levle' for /api/predict; expected: family, level, model, "
-            "release_date, scores, targets, version",
+            "unknown parameter 'levle' for /api/predict; expected: base, family, level, "
+            "model, release_date, scores, targets, version",
         ),
         (
             "scores=gpqa_diamond=80&version=2020.01.01.1",
@@ -323,13 +323,15 @@ def test_hostile_names_are_plain_json_strings(hostile_app: RunningApp) -> None:
 
 
 def test_models_outside_the_fit_are_folded_in(bp: BenchPress) -> None:
-    """A compare column for a model the fit lacks: its observed scores folded in as probes."""
+    """A compare column for a model the fit lacks: its observed scores folded in as probes,
+    with its own family and release date."""
     from predictor.web.api import _folded_cells
 
     own = bp.scores().filter(bp.scores()["model_id"] == "claude-haiku-4.5")
     probes = dict(own.select("benchmark_id", "score").iter_rows())
     cells = _folded_cells(bp, "claude-haiku-4.5", 0.9)
-    expected = bp.predict(probes, level=0.9)
+    expected = bp.predict(probes, level=0.9, model="claude-haiku-4.5")
+    assert expected.side.known_model == "claude-haiku-4.5"
     assert cells.keys() == expected.keys()
     for benchmark, cell in cells.items():
         p = expected[benchmark]

@@ -160,8 +160,10 @@ def test_pick_a_known_model_shows_provenance(
     ]
     assert [b for b, _ in pairs] == suggested
     assert [float(v) for _, v in pairs] == [pytest.approx(observed[b]) for b in suggested]
-    expected = bp.predict({b: observed[b] for b in suggested})
+    # the picked model's name goes with its scores: its own family and release date
+    expected = bp.predict({b: observed[b] for b in suggested}, model="gpt-5.2")
     assert float(score_cell(browser, "hle").get_attribute("data-value")) == expected["hle"].score
+    assert browser.find_element("id", "side-model").get_attribute("value") == "gpt-5.2"
 
     link = card.find_element("css selector", 'tr[data-benchmark="gpqa_diamond"] a.prov-link')
     url = own.filter(own["benchmark_id"] == "gpqa_diamond")["url"].item()

@@ -86,7 +86,9 @@ def test_a_run_is_predicted_checkpoint_by_checkpoint(team_app: RunningApp, bp: B
         scores = run_scores(step)
         assert checkpoint["name"] == f"{RUN}@step-{step}"
         assert checkpoint["observed"] == scores
-        expected = bp.predict(scores, level=0.8, targets="general_assistant")
+        # every checkpoint is the run's model (its name gives the side information, as in
+        # `benchpress track`)
+        expected = bp.predict(scores, level=0.8, targets="general_assistant", model=RUN)
         assert checkpoint["predicted"] == cells(expected)
     # mmlu_pro is a target: predicted at step 100, observed from step 200 on
     first, second = body["checkpoints"][:2]
@@ -115,7 +117,7 @@ def test_run_targets_are_a_profile_or_names(
     assert body["profile"] == (None if expected else targets)
     last = body["checkpoints"][-1]
     assert last["predicted"] == cells(
-        bp.predict(run_scores(RUN_STEPS[-1]), targets=expected or targets)
+        bp.predict(run_scores(RUN_STEPS[-1]), targets=expected or targets, model=RUN)
     )
 
 
@@ -204,7 +206,7 @@ def test_a_private_model_joins_the_comparison(team_app: RunningApp, bp: BenchPre
         "added_at": body["models"][1]["added_at"],
         "n_cells": 4,
     }
-    folded = cells(bp.predict(TEAM_SCORES))
+    folded = cells(bp.predict(TEAM_SCORES, model=TEAM_MODEL))  # named as the CLI names it
     mine = {row["benchmark"]: row["values"][1] for row in body["rows"]}
     assert mine == {
         "gpqa_diamond": {"score": 41.5, "low": 41.5, "high": 41.5, "observed": True},
@@ -307,7 +309,7 @@ def test_the_runs_view_draws_a_run(
     assert len(mmlu.find_elements("css selector", "rect.observed")) == len(RUN_STEPS) - 1
 
     first = run_rows(browser)[0]
-    expected = bp.predict(run_scores(100), targets="general_assistant")
+    expected = bp.predict(run_scores(100), targets="general_assistant", model=RUN)
     assert first.find_element("css selector", "td.model-name").text == f"{RUN}@step-100"
     values = [
         float(td.get_attribute("data-value"))
@@ -392,7 +394,8 @@ def test_private_models_in_the_pickers(
     assert labels == ["GPT-5.2", f"{TEAM_MODEL} (private)", f"{HOSTILE_NAME} (private)"]
     hle = browser.find_element("css selector", '#compare-table tr[data-benchmark="hle"]')
     cells_shown = hle.find_elements("css selector", "td.num")
-    assert float(cells_shown[1].get_attribute("data-value")) == bp.predict(TEAM_SCORES)["hle"].score
+    folded = bp.predict(TEAM_SCORES, model=TEAM_MODEL)["hle"].score
+    assert float(cells_shown[1].get_attribute("data-value")) == folded
     assert f"private:{TEAM_MODEL}" in browser.current_url
     assert_no_markup_ran(browser)
     browser.save_screenshot(str(artifacts / "compare_private.png"))

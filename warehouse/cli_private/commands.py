@@ -31,7 +31,6 @@ import polars as pl
 from predictor import track_export, tracking
 from predictor.api import BenchPress
 from predictor.cli.options import (
-    side_asked,
     target_names,
 )
 from predictor.cli.output import (
@@ -448,7 +447,12 @@ def cmd_track(args: argparse.Namespace) -> int:
 
     bp = _load(args)
     # every checkpoint is the run's model: its family read from the run's name
-    side = {"model": run, "family": args.family, "release_date": args.release_date}
+    side = {
+        "model": run,
+        "family": args.family,
+        "release_date": args.release_date,
+        "base": args.base,
+    }
     side_used = bp.side_for(**side)[0]
     criteria = tracking.resolve_criteria(wanted, bp.resolve_benchmark, bp.fit_benchmarks_)
     targets = resolve_targets(
@@ -569,7 +573,7 @@ def cmd_track(args: argparse.Namespace) -> int:
                 row["P(all)"] = f"{p_all[k]:.3f}"
             rows.append(row)
         print_table(rows, ["step", "probes", *shown, *(["P(all)"] if criteria else [])])
-        print_side(side_used, side_asked(args), f"run {printable(run)}")
+        print_side(side_used, f"run {printable(run)}")
         unmapped = list(dict.fromkeys(t for found in inputs for t in found.unmapped))
         if unmapped:
             listed = ", ".join(printable(t) for t in unmapped[:12])

@@ -10,6 +10,7 @@ import { Heatmap, colour, PREDICTED_FADE } from "./heatmap.js";
 import { ProbePicker } from "./probes.js";
 import { RunsView } from "./runs.js";
 import { NewBenchmarkView } from "./new_benchmark.js";
+import { SideInfo, reasonText } from "./side.js";
 
 const VIEWS = ["predict", "probes", "compare", "new-benchmark", "matrix", "fit", "runs"];
 const DEFAULT_LEVEL = 0.9;
@@ -68,6 +69,15 @@ const newBenchmark = new NewBenchmarkView({
   version: () => versionParam(),
   level: () => state.level,
   onChange: () => updateUrl(),
+});
+
+// the model's name, family, release date and base: chips filled from /api/side
+const side = new SideInfo({
+  version: () => versionParam(),
+  onChange: () => {
+    updateUrl();
+    schedulePredict();
+  },
 });
 
 // ------------------------------------------------------------------------------ helpers
@@ -139,6 +149,7 @@ function readUrl() {
   if (state.view === "probes") picker.readUrl(params);
   if (state.view === "runs") runs.readUrl(params);
   if (state.view === "new-benchmark") newBenchmark.readUrl(params);
+  side.readUrl(params);
   return {
     scores: params.get("scores"),
     model: params.get("model"),
@@ -154,6 +165,7 @@ function currentQuery() {
     level: state.level === DEFAULT_LEVEL ? null : state.level,
     scores: scoresText(probes),
     model: state.model ? state.model.model.model_id : null,
+    ...side.query(),
   };
   if (state.view === "compare") {
     params.models = state.compareModels.join(",");
@@ -320,25 +332,11 @@ function scoreValue(row) {
 }
 
 // ------------------------------------------------------------------------------ predict
-/** The optional model name and release date: what the fold-in uses besides the scores. */
-function sideParams() {
-  const out = {};
-  const name = byId("side-model").value.trim();
-  const date = byId("side-date").value.trim();
-  if (name) out.model = name;
-  if (date) out.release_date = date;
-  return out;
-}
-
-/** One line saying which family and release date the prediction used. */
-function sideText(side) {
-  if (!side) return "";
-  let family;
-  if (!side.family) family = "Family: none (no model name given), so the whole population";
-  else if (side.family_known) family = `Family: ${side.family}`;
-  else family = `Family: ${side.family} (not in the fit, so the whole population)`;
-  if (!side.release_date) return family;
-  return `${family} · release date ${side.release_date} (${side.release_date_source})`;
+/** One line saying which family and release date the prediction used and why: the server's
+ * own (`SideUsed.describe`), "" when the answer has none. */
+function sideText(used) {
+  const reason = reasonText(used);
+  return reason ? `Side information: ${reason}` : "";
 }
 
 async function runPredict() {
@@ -351,6 +349,7 @@ async function runPredict() {
   if (!scored.length) {
     state.prediction = null;
     showError("predict-error", "");
+    side.showPrediction(null);
     renderPrediction();
     updateUrl();
     return;
@@ -367,7 +366,7 @@ async function runPredict() {
       scores,
       level: state.level,
       version: versionParam(),
-      ...sideParams(),
+      ...side.params(),
     });
     if (seq !== predictSeq) return;
     state.prediction = answer;
@@ -382,6 +381,7 @@ async function runPredict() {
     });
     showError("predict-error", "");
     showError("predict-warning", (answer.warnings || []).join(" "));
+    side.showPrediction(answer.side);
     renderPrediction();
     updateUrl();
   } catch (error) {
@@ -684,12 +684,13 @@ async function readResultsFile(file, model = null) {
     if (state.model) {
       state.model = null;
       renderModelCard();
+      side.forget("model");
     }
     if (answer.probes.length) {
       setProbes(answer.probes.map((p) => ({ benchmark: p.benchmark, score: scoreText(p.score) })));
     }
-    // the file's model name gives the fold-in its family, as `predict --from` does
-    if (answer.model && !byId("side-model").value.trim()) byId("side-model").value = answer.model;
+    // the file's model name gives the fold-in its side information, as `predict --from` does
+    side.fill(answer.model, "file");
     renderUploadCard();
     await runPredict();
   } catch (error) {
@@ -708,6 +709,7 @@ function forgetUpload() {
   state.upload = null;
   state.uploadFile = null;
   renderUploadCard();
+  return side.forget("file"); // the file's model name goes with it
 }
 
 function renderUploadCard() {
@@ -738,7 +740,9 @@ function renderUploadCard() {
       type: "button",
       class: "ghost",
       text: "Forget this file",
-      onclick: forgetUpload,
+      onclick: () => {
+        if (forgetUpload()) runPredict(); // without the file's model name
+      },
     }),
   );
   const parts = [head];
@@ -911,6 +915,8 @@ async function useModel(name, { useProbes = true } = {}) {
     });
     state.model = answer;
     if (useProbes && state.upload) forgetUpload();
+    // the picked model's own family and release date (a private model: read from its name)
+    side.fill(answer.model.private ? answer.model.name : answer.model.model_id, "model");
     showError("predict-error", "");
     if (useProbes) {
       const scores = new Map(answer.scores.map((s) => [s.benchmark_id, s.score]));
@@ -930,6 +936,7 @@ function forgetModel() {
   renderModelCard();
   renderPrediction();
   updateUrl();
+  if (side.forget("model")) runPredict(); // its name no longer gives the side information
 }
 
 function syncModelChecks() {
@@ -1637,6 +1644,7 @@ async function changeVersion(version) {
     showError("error", error.message);
     return;
   }
+  side.versionChanged(); // the date of a known model may differ between versions
   if (state.model) await useModel(state.model.model.model_id, { useProbes: false });
   else await runPredict();
   if (state.view !== "predict") await renderView();
@@ -1657,9 +1665,7 @@ function bind() {
     schedulePredict();
   });
   byId("probe-rows").addEventListener("change", () => schedulePredict());
-  for (const id of ["side-model", "side-date"]) {
-    byId(id).addEventListener("change", () => schedulePredict());
-  }
+  side.bind();
   byId("add-row").addEventListener("click", () => {
     const row = probeRow();
     byId("probe-rows").append(row);
@@ -1763,6 +1769,7 @@ async function start() {
   }
   if (initial.model) await useModel(initial.model, { useProbes: !initial.scores });
   else await runPredict();
+  await side.refresh();
   await showView(state.view);
   document.body.dataset.ready = "true";
 }
