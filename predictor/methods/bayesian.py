@@ -541,6 +541,38 @@ def _pool_spread(transform: ScaleTransform, values: np.ndarray, pseudo: float) -
     transform.std_ = np.where(percent, np.sqrt(pooled), transform.std_)
 
 
+def _known_features(row_features: np.ndarray | None, n: int) -> np.ndarray:
+    """(n,) whether a fitted model has every feature (NaN = unknown, such as a date only
+    first seen)."""
+    if row_features is None:
+        return np.zeros(n, dtype=bool)
+    feats = np.asarray(row_features, dtype=float).reshape(n, -1)
+    return ~np.isnan(feats).any(axis=1)
+
+
+MIN_REGRESSION_MODELS = 20  # fitted models with known features needed to learn the prior
+
+
+def _feature_regression(
+    rows: np.ndarray, features: np.ndarray, known: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per kept draw, the least-squares regression of the fitted models' standardised
+    features on their vectors [bias, factors]: (alpha (S, f), beta (S, d, f), residual
+    covariance (S, f, f)); None without features or with too few models that have them."""
+    f = features.shape[1]
+    if f == 0 or known.sum() < max(MIN_REGRESSION_MODELS, rows.shape[2] + f + 2):
+        return None
+    theta = rows[:, known]  # (S, k, d)
+    x = features[known]  # (k, f)
+    design = np.concatenate([np.ones(theta.shape[:2] + (1,)), theta], axis=2)  # (S, k, 1 + d)
+    gram = design.transpose(0, 2, 1) @ design + 1e-6 * np.eye(design.shape[2])
+    coef = np.linalg.solve(gram, design.transpose(0, 2, 1) @ x[None])  # (S, 1 + d, f)
+    resid = x[None] - design @ coef
+    dof = max(1, len(x) - design.shape[2])
+    sigma = resid.transpose(0, 2, 1) @ resid / dof + 1e-6 * np.eye(f)
+    return coef[:, 0, :], coef[:, 1:, :], sigma
+
+
 def _per_chain(v: np.ndarray, like: np.ndarray) -> np.ndarray:
     """(C,) -> broadcastable against per-cell arrays (C, cells) or (C, n, m)."""
     return v.reshape((-1,) + (1,) * np.ndim(like))
@@ -766,6 +798,11 @@ class BayesianCompleter:
         self.benchmark_precision_ = draws.tau[keep]
         self.model_prior_mean_ = draws.row_prior_mean[keep]
         self.model_prior_precision_ = draws.row_prior_prec[keep]
+        # How the fitted models' features follow their vectors (newer models sit higher
+        # than their date alone says): the prior of a feature a fold-in must infer.
+        self.feature_regression_ = _feature_regression(
+            draws.row[keep], features, _known_features(row_features, n)
+        )
         # Families: a model folded in with a family seen in the fit starts from its mean.
         self.model_groups_ = [] if groups is None else _named(groups.labels)
         self.model_group_mean_ = draws.row_group_mean[keep][:, : len(self.model_groups_)]
@@ -1129,21 +1166,33 @@ class BayesianCompleter:
             return self.model_group_mean_[:, g], self.model_group_precision_
         return self.model_prior_mean_, self.model_prior_precision_
 
-    @staticmethod
     def _with_latent_prior(
-        mean: np.ndarray, precision: np.ndarray, latent: np.ndarray
+        self, mean: np.ndarray, precision: np.ndarray, latent: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The model prior extended by the unknown features: standardised, so the fitted
-        models' features have mean 0 and variance 1, and that is their prior (a release date
-        somewhere among the fit's, independent of the model's vector a priori)."""
+        """The model prior (mean (S, d), precision (S, d, d)) extended by the unknown
+        features. When every feature is unknown and the fit kept `feature_regression_`: the
+        features given the model's vector as the fitted models' follow theirs, x = alpha +
+        beta' theta + e, e ~ N(0, Sigma) (a joint Gaussian with the vector's prior); else
+        standardised N(0, 1), independent of the vector (the fitted models' spread)."""
         n_latent = int(latent.sum())
         if n_latent == 0:
             return mean, precision
         s, d = mean.shape
         wide = np.zeros((s, d + n_latent, d + n_latent))
-        wide[:, :d, :d] = precision
-        wide[:, d:, d:] = np.eye(n_latent)
-        return np.concatenate([mean, np.zeros((s, n_latent))], axis=1), wide
+        regression = getattr(self, "feature_regression_", None)
+        if regression is None or n_latent != len(latent):
+            wide[:, :d, :d] = precision
+            wide[:, d:, d:] = np.eye(n_latent)
+            return np.concatenate([mean, np.zeros((s, n_latent))], axis=1), wide
+        alpha, beta, sigma = regression  # (S, f), (S, d, f), (S, f, f)
+        inv_sigma = np.linalg.inv(sigma)
+        beta_w = beta @ inv_sigma  # (S, d, f)
+        wide[:, :d, :d] = precision + beta_w @ beta.transpose(0, 2, 1)
+        wide[:, :d, d:] = -beta_w
+        wide[:, d:, :d] = -beta_w.transpose(0, 2, 1)
+        wide[:, d:, d:] = inv_sigma
+        x_mean = alpha + (beta.transpose(0, 2, 1) @ mean[..., None])[..., 0]
+        return np.concatenate([mean, x_mean], axis=1), wide
 
     def fitted_model_prior(self) -> tuple[np.ndarray, np.ndarray]:
         """Per kept draw, the prior mean (S, n, d) and precision (S, n, d, d) of every fitted

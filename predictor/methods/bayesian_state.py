@@ -12,6 +12,9 @@ Layouts, told apart by `state_version` (with `"method": "bayes"`):
   default: `transform_link_low` / `transform_link_high`) and the fold-in calibration's table
   for new releases (`release_factors`). States 2 and 3 load with the plain logit between
   floor and 100 (their fits had no other link) and one calibration table.
+- 5: as 4, plus how the fitted models' standardised features follow their vectors
+  (`feature_regression`: `alpha`, `beta`, `sigma` per kept draw), the prior of a release date
+  a fold-in infers from the scores. States 2-4 load without it (an independent N(0, 1) prior).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from predictor.transforms import ScaleTransform
 if TYPE_CHECKING:  # type hints only: the class calls this module
     from predictor.methods.bayesian import BayesianCompleter
 
-STATE_VERSION = 4
-STATE_VERSIONS = (2, 3, 4)
+STATE_VERSION = 5
+STATE_VERSIONS = (2, 3, 4, 5)
 _ARRAYS = (
     "z_pred_",
     "z_var_",
@@ -50,6 +53,9 @@ _GROUP_ARRAYS = (
     "new_model_features_",
 )
 
+# `feature_regression_`: intercept, slopes on the model vector, residual covariance
+_REGRESSION = ("alpha", "beta", "sigma")
+
 
 def export_state(model: BayesianCompleter) -> dict[str, Any]:
     arrays = {}
@@ -62,6 +68,14 @@ def export_state(model: BayesianCompleter) -> dict[str, Any]:
     if float(getattr(model, "link_prior", 0.0)) > 0:
         low, high = model.transform_.link()
         link = {"transform_link_low": round_state(low), "transform_link_high": round_state(high)}
+    regression = {}
+    if getattr(model, "feature_regression_", None) is not None:
+        regression = {
+            "feature_regression": {
+                name: {"shape": list(value.shape), "data": round_state(value.ravel())}
+                for name, value in zip(_REGRESSION, model.feature_regression_, strict=True)
+            }
+        }
     return {
         "state_version": STATE_VERSION,
         "method": "bayes",
@@ -77,6 +91,7 @@ def export_state(model: BayesianCompleter) -> dict[str, Any]:
         "model_row_groups": list(model.model_row_groups_),
         "new_model_noise": float(f"{model.new_model_noise_:.10g}"),
         "arrays": arrays,
+        **regression,
         **({"fold_in_calibration": calibration.as_dict()} if calibration is not None else {}),
     }
 
@@ -130,6 +145,15 @@ def restore_state(
             f"{model.model_group_mean_.shape[1]}"
         )
     model.new_model_noise_ = float(state["new_model_noise"])
+    regression = state.get("feature_regression")  # absent before state 5
+    model.feature_regression_ = (
+        None
+        if regression is None
+        else tuple(
+            np.asarray(regression[name]["data"], dtype=float).reshape(regression[name]["shape"])
+            for name in _REGRESSION
+        )
+    )
     calibration = state.get("fold_in_calibration")  # absent in states written before it
     model.fold_in_calibration_ = (
         None if calibration is None else FoldInCalibration.from_dict(calibration)
