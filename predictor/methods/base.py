@@ -26,6 +26,7 @@ from predictor.transforms import ScaleTransform
 # Keyword arguments of `fit` that carry side information (see `predictor.side_information`).
 SIDE_KEYWORDS = (
     "row_features",
+    "row_feature_sd",
     "floors",
     "lower",
     "upper",

@@ -379,6 +379,7 @@ class _Draws:
     row_prior_prec: np.ndarray  # (S, 1 + k, 1 + k)
     row_group_mean: np.ndarray  # (S, G, 1 + k): family means (G = 0 without families)
     row_group_prec: np.ndarray  # (S, 1 + k, 1 + k): within-family precision
+    features: np.ndarray  # (S, n, f): standardised features, unknown ones as drawn
 
 
 def _gibbs(
@@ -397,16 +398,28 @@ def _gibbs(
     col_groups: Groups | None = None,
     group_prior: tuple[float, float] = (1.0, 1.0),
     sparse_bias: float = 0.0,
+    unknown: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> _Draws:
+    """Gibbs sweeps of every chain at once. `unknown`: ((n,) models whose features are not
+    known exactly, (n, f) their prior sd in standardised units): each sweep draws theirs
+    jointly with their vector, prior N(given value, sd^2) (an unknown one: N(0, 1), the
+    fitted models' spread), so a made-up or rough value does not pull the feature loadings
+    as a known one does."""
     n, m = layout.n, layout.m
     f = features.shape[1]
     d = 1 + rank
+    infer = np.flatnonzero(unknown[0]) if unknown is not None and f > 0 else np.zeros(0, int)
+    infer_prior = None
+    if len(infer):
+        infer_prior = (features[infer], unknown[1][infer])  # (k, f) means and sds
     row_prior = None if row_groups is None else GroupPrior(row_groups, n_chains, d, *group_prior)
     col_prior = (
         None if col_groups is None else GroupPrior(col_groups, n_chains, d + f, *group_prior)
     )
     y = layout.y
     feats = np.broadcast_to(features, (n_chains, n, f))
+    if len(infer):
+        feats = feats.copy()  # the unknown ones are drawn
     ones_n, ones_m = np.ones((n_chains, n, 1)), np.ones((n_chains, m, 1))
 
     mu = np.full(n_chains, layout.y_mean)
@@ -443,6 +456,10 @@ def _gibbs(
             offset_q,
         )
         row = _sample_gaussian(rng, gram, rhs, row_mean, row_prec)
+        if len(infer):
+            row[:, infer], feats[:, infer] = _draw_unknown_features(
+                rng, layout, weight, wy, col, mu, row_mean, row_prec, infer, d, infer_prior
+            )
 
         # Benchmarks: z - (mu + a_i) = [1, u_i, s_i] . [b_j, v_j, g_j]
         gram, rhs = layout.normal_cols(
@@ -491,10 +508,49 @@ def _gibbs(
                 ("row_prior_prec", new_prec),
                 ("row_group_mean", group_mean),
                 ("row_group_prec", row_prec),
+                ("features", feats.copy() if len(infer) else feats),
             ):
                 kept[name].append(value)
     # (samples, chains, ...) -> (draws, ...), chain-major within each sample step
     return _Draws(**{k: np.concatenate(v, axis=0) for k, v in kept.items()})
+
+
+def _draw_unknown_features(
+    rng: np.random.Generator,
+    layout: _DenseLayout | _SparseLayout,
+    weight: np.ndarray,
+    wy: np.ndarray,
+    col: np.ndarray,
+    mu: np.ndarray,
+    row_mean: np.ndarray,
+    row_prec: np.ndarray,
+    infer: np.ndarray,
+    d: int,
+    feature_prior: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """[a_i, u_i] and the standardised features of the models `infer`, drawn jointly from
+    their Gaussian conditional: z - (mu + b_j) = [1, v_j, g_j] . [a_i, u_i, s_i], the
+    vector's prior as for every model and N(mean, sd^2) for each feature
+    (`feature_prior`: (k, f) means and sds)."""
+    n_chains, m, width = col.shape
+    f = width - d
+    gram, rhs = layout.normal_rows(
+        weight,
+        wy,
+        np.concatenate([np.ones((n_chains, m, 1)), col[..., 1:]], 2),
+        np.ones((n_chains, layout.n, 1)),
+        col[..., :1] + mu[:, None, None],
+    )
+    means = row_mean[:, infer] if row_mean.ndim == 3 else row_mean[:, None, :]
+    means = np.broadcast_to(means, (n_chains, len(infer), d))
+    x_mean, x_sd = feature_prior
+    k = len(infer)
+    prior_mean = np.concatenate([means, np.broadcast_to(x_mean, (n_chains, k, f))], axis=2)
+    prior_prec = np.zeros((n_chains, k, width, width))
+    prior_prec[:, :, :d, :d] = row_prec[:, None]
+    prior_prec[:, :, d:, d:] = np.eye(f) / (x_sd**2)[:, :, None]
+    drawn = _sample_gaussian(rng, gram[:, infer], rhs[:, infer], prior_mean, prior_prec)
+    return drawn[..., :d], drawn[..., d:]
 
 
 def _row_labels(groups: Groups | None, n: int) -> list[str | None]:
@@ -706,6 +762,7 @@ class BayesianCompleter:
         row_groups: Sequence[str | None] | None = None,
         col_groups: Sequence[str | None] | None = None,
         new_model_features: np.ndarray | Sequence[float] | None = None,
+        row_feature_sd: np.ndarray | None = None,
     ) -> BayesianCompleter:
         """Fit on a float matrix with NaN for missing cells; `scales` gives each column's kind.
 
@@ -719,6 +776,10 @@ class BayesianCompleter:
         assumed to have when its features are not given (default: the fitted models' mean).
         A fold-in given NaN features infers them instead, with the model's vector
         (`BenchPress.predict` does so for a model whose release date nobody knows).
+        `row_feature_sd` (models x f, original units; 0 or NaN = exact) marks features that
+        are only approximately known (a release date only known as the day a leaderboard
+        first listed the model): those are drawn in the sweeps with their model's vector,
+        prior N(value, sd^2), as NaN features are with the fitted models' spread as prior.
         """
         self._check_params()
         values = check_values(values)
@@ -738,6 +799,12 @@ class BayesianCompleter:
         z = self.transform_.transform(values)
         observed = ~np.isnan(values)
         features = self._fit_features(row_features, n)
+        prior_sd = self._feature_sd(row_feature_sd, features.shape)
+        known = _known_features(row_features, n) & ~(prior_sd > 0).any(axis=1)
+        # features unknown or uncertain are inferred in the sweeps, once some models have them
+        unknown = None
+        if features.shape[1] and known.any() and not known.all():
+            unknown = (~known, np.where(prior_sd > 0, prior_sd, 1.0))
         self.new_model_features_ = (
             np.zeros(features.shape[1])
             if new_model_features is None
@@ -770,6 +837,7 @@ class BayesianCompleter:
                 categories,
                 (float(self.group_shape), float(self.group_rate)),
                 float(self.sparse_bias),
+                unknown,
             )
             for size in batches
         ]
@@ -779,6 +847,8 @@ class BayesianCompleter:
                 for k in _Draws.__dataclass_fields__
             }
         )
+        if unknown is not None:  # their posterior mean from here on
+            features = np.where(unknown[0][:, None], draws.features.mean(axis=0), features)
         self.values_ = values
         # Per fitted model: its standardised features and family (for folding in a new
         # benchmark against the fitted models: each model's own prior and side information).
@@ -800,9 +870,7 @@ class BayesianCompleter:
         self.model_prior_precision_ = draws.row_prior_prec[keep]
         # How the fitted models' features follow their vectors (newer models sit higher
         # than their date alone says): the prior of a feature a fold-in must infer.
-        self.feature_regression_ = _feature_regression(
-            draws.row[keep], features, _known_features(row_features, n)
-        )
+        self.feature_regression_ = _feature_regression(draws.row[keep], features, known)
         # Families: a model folded in with a family seen in the fit starts from its mean.
         self.model_groups_ = [] if groups is None else _named(groups.labels)
         self.model_group_mean_ = draws.row_group_mean[keep][:, : len(self.model_groups_)]
@@ -861,24 +929,38 @@ class BayesianCompleter:
         self.feature_mean_, self.feature_std_ = mean, std
         return self._standardise(feats)
 
+    def _feature_sd(self, row_feature_sd: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray:
+        """`row_feature_sd` in standardised units, (n, f); 0 where the feature is exact."""
+        if row_feature_sd is None or shape[1] == 0:
+            return np.zeros(shape)
+        sd = np.asarray(row_feature_sd, dtype=float).reshape(shape[0], -1)
+        if sd.shape != shape or (sd < 0).any() or np.isinf(sd).any():
+            raise ValueError(f"row_feature_sd must be (n, f) = {shape}, >= 0 or NaN")
+        return np.nan_to_num(sd, nan=0.0) / self.feature_std_
+
     def _standardise(self, feats: np.ndarray) -> np.ndarray:
         return np.nan_to_num((feats - self.feature_mean_) / self.feature_std_, nan=0.0)
 
     def _moments(
         self, draws: _Draws, features: np.ndarray, subset: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean (all draws) and variance (the `subset` draws) of every cell's mean."""
+        """Posterior mean (all draws) and variance (the `subset` draws) of every cell's mean;
+        each draw with its own features (`features`, the posterior means, are not needed)."""
+        del features
         d = 1 + int(self.rank)
         n_draws, n, _ = draws.row.shape
         m = draws.col.shape[1]
         u = draws.row[..., 1:].transpose(1, 0, 2).reshape(n, -1)  # (n, S * k)
         v = draws.col[..., 1:d].transpose(1, 0, 2).reshape(m, -1)
+        # features per draw: a model's unknown ones were drawn with its vector
+        x = draws.features.transpose(1, 0, 2).reshape(n, -1)  # (n, S * f)
+        g = draws.col[..., d:].transpose(1, 0, 2).reshape(m, -1)
         mean = (
             draws.mu.mean()
             + draws.row[..., 0].mean(axis=0)[:, None]
             + draws.col[..., 0].mean(axis=0)[None, :]
             + (u @ v.T) / n_draws
-            + features @ draws.col[..., d:].mean(axis=0).T
+            + (x @ g.T) / n_draws
         )
         total_sq = np.zeros((n, m))
         for part in _chunks(len(subset), n * m):
@@ -889,7 +971,7 @@ class BayesianCompleter:
                 + row[..., :1]
                 + col[:, None, :, 0]
                 + row[..., 1:] @ col[..., 1:d].transpose(0, 2, 1)
-                + features @ col[..., d:].transpose(0, 2, 1)
+                + draws.features[idx] @ col[..., d:].transpose(0, 2, 1)
                 - mean
             )
             total_sq += (f**2).sum(axis=0)

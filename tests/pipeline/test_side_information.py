@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 import polars as pl
+import pytest
 
 from pipelines.identity.registry import load_registry
 from pipelines.identity.resolve import resolve
@@ -23,7 +24,11 @@ from pipelines.stages.side_information import (
     stated_dates,
 )
 from pipelines.stages.snapshot import benchmark_table, model_table
-from predictor.side_information import fractional_year, snapshot_side_information
+from predictor.side_information import (
+    FIRST_SEEN_DOUBT,
+    fractional_year,
+    snapshot_side_information,
+)
 from tests.support.shared_data import require_shared, shared_leaderboards
 
 
@@ -80,8 +85,10 @@ def test_release_dates_come_from_the_catalogue_else_from_first_seen() -> None:
             2024 + 7 / 12 + 5 / 365,
         ],
     )
-    # first seen is no release date: unknown to the fit, so it cannot pull the date loadings
-    assert np.isnan(side.release_year[3])
+    # first seen is no release date: the fit takes the day with `FIRST_SEEN_DOUBT` years of
+    # doubt (none for now, see there); no date at all: NaN, inferred in the fit
+    assert side.release_year[3] == pytest.approx(2024 + 11 / 12 + 25 / 365)
+    assert side.release_year_sd.tolist() == [0.0, 0.0, 0.0, FIRST_SEEN_DOUBT, 0.0]
     assert np.isnan(side.release_year[4])
     assert side.floors.tolist() == [25.0, 10.0]  # 4-way and 10-way multiple choice
     assert side.categories == ("knowledge", "knowledge")
@@ -120,7 +127,9 @@ def test_catalogue_then_stated_then_first_seen_and_settings_share_their_base() -
     expected = [fractional_year(d) for d in ("2025-04-16", "2025-03-04", "2025-03-04")]
     expected += [fractional_year("2025-11-20")] * 2
     np.testing.assert_allclose(side.release_year[:5], expected)
-    assert math.isnan(side.release_year[5])  # omega-1: first seen only
+    # omega-1: first seen only, a date the fit infers around that day
+    assert side.release_year[5] == pytest.approx(fractional_year("2025-10-02"))
+    assert side.release_year_sd.tolist() == [0.0] * 5 + [FIRST_SEEN_DOUBT]
 
 
 def test_earliest_stated_date_wins_and_the_disagreement_is_counted() -> None:
@@ -245,7 +254,7 @@ def test_stated_dates_flow_from_real_arc_prize_rows_to_the_models_table() -> Non
     ]
 
 
-def test_snapshot_side_information_treats_first_seen_as_unknown() -> None:
+def test_snapshot_side_information_treats_first_seen_as_uncertain() -> None:
     registry = load_registry()
     models = pl.DataFrame(
         {
@@ -258,7 +267,9 @@ def test_snapshot_side_information_treats_first_seen_as_unknown() -> None:
         models, registry.benchmarks, CELLS, ["o3-high", "acme-7b", "zeta-2"], ["gpqa_diamond"]
     )
     assert side.release_year[0] == fractional_year("2025-04-16")
-    assert math.isnan(side.release_year[1])  # first seen: unknown, as in the pipeline's fit
+    # first seen: a rough date the fit infers around, as in the pipeline's fit
+    assert side.release_year[1] == fractional_year("2024-12-26")
+    assert side.release_year_sd.tolist() == [0.0, FIRST_SEEN_DOUBT, 0.0]
     assert side.release_year[2] == fractional_year("2025-03-04")
     # a snapshot without dates knows none (a first sighting in its cells is none either)
     bare = snapshot_side_information(

@@ -486,3 +486,20 @@ def test_the_draws_of_an_undated_model_follow_its_interval():
     draws = model.fold_in_draws(row, n_draws=4000, features=[np.nan])
     inside = (draws[:, 3:] >= low[3:]) & (draws[:, 3:] <= high[3:])
     assert abs(inside.mean() - 0.9) < 0.02
+
+
+def test_fitted_models_without_a_date_have_it_inferred_in_the_fit():
+    full, years = dated_matrix()
+    observed = hide(full, 0.2, seed=6)[0]
+    first_seen = np.arange(0, 80, 5)  # 16 models only first seen: no release date
+    dates = years.copy()
+    dates[first_seen] = np.nan
+    model = BayesianCompleter(n_chains=2).fit(observed, ["percent"] * 30, row_features=dates)
+    # their dates come back from their scores (standardised units, 1 = the spread of dates)
+    inferred = model.model_features_[first_seen, 0] * model.feature_std_[0] + model.feature_mean_[0]
+    assert np.median(np.abs(inferred - years[first_seen])) < 0.25
+    # and the fit is as good as with every date known, better than with the average date
+    truth = BayesianCompleter(n_chains=2).fit(observed, ["percent"] * 30, row_features=years)
+    hidden = np.isnan(observed)
+    error = np.median(np.abs(model.predict()[hidden] - full[hidden]))
+    assert error < 1.2 * np.median(np.abs(truth.predict()[hidden] - full[hidden]))

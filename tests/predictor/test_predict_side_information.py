@@ -107,7 +107,9 @@ def test_without_a_known_name_the_date_is_inferred_from_the_probes(bp: BenchPres
     newest = max(d for d in bp.snapshot.models["release_date"].drop_nulls())
     assert weak.side.release_date < newest  # never silently the fit's newest day
     text = weak.side.describe()
-    assert text.startswith("no family (no model name given), release date inferred from the probes: ")
+    assert text.startswith(
+        "no family (no model name given), release date inferred from the probes: "
+    )
     assert text.endswith(" months")
     unknown = bp.predict(PROBES, model="acme-frontier-1")
     assert (unknown.side.basis, unknown.side.family, unknown.side.family_known) == (
