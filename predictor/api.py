@@ -1,6 +1,6 @@
 """`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
 
-bp = BenchPress.load("2026.12.04.1")   # or "latest"
+bp = BenchPress.load("2026.12.07.1")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy files
 """
@@ -217,7 +217,7 @@ class BenchPress:
         (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
 
         `version` may pin the manifest too, as container images are pinned:
-        `"2026.12.04.1@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
+        `"2026.12.07.1@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
         exact manifest, and anything else is a `SnapshotError` naming both digests.
 
         `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote

@@ -45,8 +45,8 @@ PRETRAINED: dict[str, Pretrained] = {
         Pretrained(
             name="microsoft/benchpress-v1",
             directory="microsoft-benchpress-v1",
-            content_hash="ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf",
-            digest="sha256:96a29c00d7689f89106ba2d7644a55de42205764a4c87d6aea39818751d5adad",
+            content_hash="8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f",
+            digest="sha256:0a889ce47fd795a2f63935c4dd3326ec05b375580f50f43133bb8d5139850cb4",
             description="The BenchPress paper score matrix (84 models x 133 benchmarks, "
             "arXiv:2606.24020) on its own, fitted with the default BayesianCompleter.",
         ),
@@ -81,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.12.04.1, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.07.1, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory

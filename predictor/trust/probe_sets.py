@@ -78,35 +78,41 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
 # the selection on each and compares; rebuild a bundled snapshot, re-pin its sets)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
-    "ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf": ProbeSet(
-        default=("gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hle"),
-        low_cost=("gpqa_diamond", "hle", "bullshit_pushback", "hmmt_nov_2025", "gpqa_main"),
-        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "truthfulqa"),
-        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "drop"),
-        inspect=("gpqa_diamond", "mmlu_pro", "truthfulqa", "ifeval", "gsm8k"),
-    ),
-    # 2026.12.04.1, the main bundled snapshot (`BenchPress.load()`)
-    "968fab02b1fb11f1c3097360918eef9a496bc559f3feda4a46d3910bed42ddb8": ProbeSet(
+    "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f": ProbeSet(
         default=(
             "gpqa_diamond",
-            "livebench_paraphrase",
-            "arc_agi_1",
-            "mmlu",
-            "livebench_typescript",
+            "mcpatlas",
+            "livecodebench",
+            "imo_answerbench",
+            "tau2_bench_retail",
         ),
+        low_cost=("gpqa_diamond", "hle", "bullshit_pushback", "hmmt_feb_2025", "gpqa_main"),
+        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "c_eval"),
+        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
+        inspect=("gpqa_diamond", "mmlu_pro", "truthfulqa", "ifeval", "gsm8k"),
+    ),
+    # 2026.12.07.1, the main bundled snapshot (`BenchPress.load()`)
+    "ebc0e58245d92eebc72ec64636694cdf749130b7778fb0ffa6f88e7cdf98ccbb": ProbeSet(
+        default=("gpqa_diamond", "livebench_paraphrase", "livebench_olympiad", "mmlu", "arc_agi_1"),
         low_cost=(
             "gpqa_diamond",
             "livebench_paraphrase",
             "livebench_olympiad",
             "mmlu",
-            "livebench_integrals_with_game",
+            "bullshit_pushback",
         ),
-        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "open_llm_gpqa"),
-        lm_eval_chat=("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "math"),
-        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "winogrande"),
+        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "gsm8k"),
+        lm_eval_chat=(
+            "gpqa_diamond",
+            "open_llm_math_lvl5",
+            "mmlu_pro",
+            "aime_2025",
+            "bigbench_hard",
+        ),
+        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "hellaswag"),
     ),
 }
-BENCHPRESS_V1_HASH = "ec3ba7e539b0f8def89ed9f2140f36a34729046af7d00ee2bf8c8baaca9b1dbf"
+BENCHPRESS_V1_HASH = "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f"
 _computed: dict[str, ProbeSet] = {}
 _runnable: dict[tuple[str, str, bool], tuple[str, ...]] = {}
 

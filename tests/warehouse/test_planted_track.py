@@ -4,7 +4,7 @@ run-a, steps 100-500, on the bundled snapshot): test_track.py recomputes them wi
 functions under test (`tracking.joint_probability`, `tracking.first_meeting`), so a bug in
 those functions moves both sides together; here they are fixed numbers.
 
-How the literals were obtained (once, with the code of 2026-12-04, snapshot 2026.12.04.1): the
+How the literals were obtained (once, with the code of 2026-12-07, snapshot 2026.12.07.1): the
 scenario of test_track.py's `test_track_prints_each_checkpoint_as_predict_does` run through
 `benchpress track run-a --from GLOB --targets mmlu_pro,gpqa_diamond,ifeval --require R
 [--json]`, R = `criteria_for(bp, run_files)` (the middle checkpoint's predicted medians) and a
@@ -24,7 +24,7 @@ from predictor import BenchPress
 from predictor.cli import main
 from tests.warehouse.test_track import GLOB, STEPS, TARGETS, criteria_for, write_run
 
-SNAPSHOT = "2026.12.04.1"
+SNAPSHOT = "2026.12.07.1"
 TOL = 0.002
 
 # the scenario of test_track.py: thresholds at the middle checkpoint's predicted medians
