@@ -31,6 +31,7 @@ import argparse
 import dataclasses
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 from predictor.api import BenchPress  # noqa: E402
 from predictor.side_information import fractional_year  # noqa: E402
 from predictor.trust.probe_sets import ProbeBenchmarks  # noqa: E402
+from predictor.values import FractionScoresWarning  # noqa: E402
 
 N_PROBES = 5
 MIN_HIDDEN = 3
@@ -97,9 +99,9 @@ def long_frame(bp: BenchPress, models: set[str]) -> pl.DataFrame:
         pl.col("model_id").alias("model"), pl.col("benchmark_id").alias("benchmark"), "score"
     ).join(benchmarks, on="benchmark")
     return frame.with_columns(
-        pl.col("model").replace_strict(dates, default=None, return_dtype=pl.String).alias(
-            "release_date"
-        )
+        pl.col("model")
+        .replace_strict(dates, default=None, return_dtype=pl.String)
+        .alias("release_date")
     )
 
 
@@ -135,7 +137,9 @@ def run(bp: BenchPress, folds: int, seed: int, step: int) -> pl.DataFrame:
         recipe = BenchPress.fit(frame, method="als")
         named = with_identities(fitted, bp, sorted(out))
         seconds = time.perf_counter() - start
-        print(f"fold {f + 1}/{folds}: {len(held)} models held out, fits {seconds:.0f} s")
+        print(
+            f"fold {f + 1}/{folds}: {len(held)} models held out, fits {seconds:.0f} s", flush=True
+        )
         for model, probes, hidden in held:
             values = dict(
                 bp.snapshot.cells.filter(pl.col("model_id") == model)
@@ -193,6 +197,8 @@ def main() -> None:
     parser.add_argument("--version", default="latest", help="snapshot (default: newest)")
     parser.add_argument("--csv", type=Path, help="write every model's figures here")
     args = parser.parse_args()
+    # a few published scores are small percentages (ARC-AGI-2 at 0.83%), not fractions
+    warnings.simplefilter("ignore", FractionScoresWarning)
     bp = BenchPress.load(args.version)
     folds, step = (3, 2) if args.quick else (args.folds, 1)
     start = time.perf_counter()
@@ -200,7 +206,9 @@ def main() -> None:
     if args.csv:
         results.write_csv(args.csv)
     table = summary(results)
-    print(f"\nsnapshot {bp.version}: {results['model'].n_unique()} models held out in {folds} folds")
+    print(
+        f"\nsnapshot {bp.version}: {results['model'].n_unique()} models held out in {folds} folds"
+    )
     print("median over models of each model's median absolute error on its hidden cells; ")
     print("cov: share of those cells inside the 90% interval\n")
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True):

@@ -129,7 +129,7 @@ def test_other_inputs_publish_a_new_version(tmp_path: Path) -> None:
     from predictor.snapshots import fitted_method, input_identity
 
     method = fitted_method(shipped)
-    assert method == "bayes@4"
+    assert method == "bayes@5"
     assert input_identity(changed, method) != input_identity(manifest, method)
     assert input_identity(manifest, "als@1") != input_identity(manifest, method)
     assert stage  # the staging used by the driver above

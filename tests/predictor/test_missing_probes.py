@@ -20,7 +20,7 @@ from predictor.missing_probes import (
 from predictor.paths import bundled_snapshot_dir
 
 V1 = "microsoft/benchpress-v1"
-DEFAULTS = ["gpqa_diamond", "mcpatlas", "livecodebench", "bullshit_pushback", "hle"]
+DEFAULTS = ["gpqa_diamond", "mcpatlas", "livecodebench", "imo_answerbench", "tau2_bench_retail"]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_error_lists_them_and_the_default_probes_not_given(bp: BenchPress) -> No
         bp.predict({"mmlu": 82.1, "gsm8k": 88.3, "gpqa_diamond": 70.0}, handle_missing="error")
     assert str(caught.value) == (
         f"snapshot {V1} has no benchmark mmlu; its default probes not given: mcpatlas, "
-        "livecodebench, bullshit_pushback, hle; handle_missing='interpolate' "
+        "livecodebench, imo_answerbench, tau2_bench_retail; handle_missing='interpolate' "
         "predicts from the others"
     )
     assert caught.value.missing == ["mmlu"]

@@ -157,9 +157,12 @@ def test_predict_from_a_file_prints_what_it_used(capsys, bp: BenchPress, tmp_pat
         f"snapshot {bp.version}: 4 benchmarks, 90% intervals",
     ]
     code, from_dict, _ = cli(
-        capsys, "predict", "--scores", "gpqa_diamond=45,mmlu_pro=60", "--targets", "chat"
+        capsys,
+        *("predict", "--scores", "gpqa_diamond=45,mmlu_pro=60", "--targets", "chat"),
+        *("--name", "mine"),
     )
-    assert lines[2:] == from_dict.splitlines()  # the same table as from the dict
+    assert lines[2:] == from_dict.splitlines()  # the same table as from the dict, same name
+    assert lines[-1].startswith("model: family mine (not in the fit: population prior), ")
 
 
 def test_predict_from_json_lists_inputs_with_their_source(capsys, bp, tmp_path) -> None:

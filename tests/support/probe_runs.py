@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "probe_tasks"
 BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
 # the bundled snapshot's default runnable sets (predictor.trust.probe_sets.PINNED)
-LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "open_llm_gpqa")
+LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "gsm8k")
 CHAT_PROBES = ("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "math")
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 

@@ -67,6 +67,7 @@ def test_snapshot_summary_models_and_benchmarks(app: RunningApp, bp: BenchPress)
         "release_date",
         "family",
         "date_source",
+        "date_sources",
     }
 
 
@@ -203,6 +204,7 @@ def test_model_with_provenance_and_suggested_probes(app: RunningApp, bp: BenchPr
         "release_date": "2025-12-11",
         "family": "gpt5.2",
         "date_source": "catalogue",
+        "date_sources": "arc_prize 2025-12-11; benchpress_matrix 2025-12-11; epoch_ai 2025-12-11",
     }
     cells = bp.scores().filter(bp.scores()["model_id"] == "gpt-5.2")
     assert [s["benchmark_id"] for s in doc["scores"]] == sorted(cells["benchmark_id"].to_list())
