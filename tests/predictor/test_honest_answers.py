@@ -203,9 +203,9 @@ def test_compare_on_one_models_files_uses_the_default_references(
     refs = default_references(bp, "reasoning")
     assert sorted(refs) == [
         "gemma-3-1b-it",
+        "gpt-5",
         "llama-3.2-1b-instruct",
         "ministral-8b",
-        "phi-4-mini",
         "qwq-32b",
     ]
     code, out, _ = bundled_cli(

@@ -66,7 +66,7 @@ def printed_p_all(out: str) -> tuple[list[str], list[float], list[str]]:
     lines = out.splitlines()
     table = [re.split(r"\s{2,}", line.strip()) for line in lines[2:8]]
     assert table[0] == ["step", "probes", *TARGETS, "P(all)"]
-    return [row[0] for row in table[1:]], [float(row[-1]) for row in table[1:]], lines[9:]
+    return [row[0] for row in table[1:]], [float(row[-1]) for row in table[1:]], lines[10:]
 
 
 def test_the_scenario_s_criteria_are_the_pinned_ones(

@@ -382,7 +382,8 @@ def test_track_prints_each_checkpoint_as_predict_does(
         assert row[5] == f"{joint[-1]:.3f}"
     shown_criteria = ", ".join(str(c) for c in criteria)
     first = tracking.first_meeting(list(STEPS), joint)
-    assert lines[9:] == [
+    assert lines[8].startswith("run run-a: family run-a (not in the fit: population prior), ")
+    assert lines[10:] == [
         f"P(all) = P({shown_criteria}), joint over 4000 predictive draws per checkpoint",
         "first checkpoint with P >= 0.9: " + (f"step {first}" if first else "none yet"),
         "plot: run.svg",
