@@ -427,7 +427,7 @@ def test_probes_runnable_chooses_among_tasks_the_tool_can_run(tmp_path: Path) ->
     assert all(task_facts("lm_eval", generative[b]).generative for b in CHAT_PROBES)
     # the table names the task `run` will run on a chat endpoint, not the log-likelihood one
     assert [r["lm_eval_task"] for r in chat_tasks] == [generative[b] for b in CHAT_PROBES]
-    assert "arc_challenge_chat" in [r["lm_eval_task"] for r in chat_tasks]
+    assert "gpqa_diamond_cot_zeroshot" in [r["lm_eval_task"] for r in chat_tasks]
     command = json.loads(chat.stdout)["commands"]["lm_eval"]
     assert command.startswith("lm_eval --model local-chat-completions ")
     assert f"--tasks {','.join(generative[b] for b in CHAT_PROBES)} " in command

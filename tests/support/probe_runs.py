@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
 # the bundled snapshot's default runnable sets (predictor.trust.probe_sets.PINNED)
 LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "gsm8k")
-CHAT_PROBES = ("gpqa_diamond", "arc_challenge", "gpqa_main", "aime_2025", "math")
+CHAT_PROBES = ("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "aime_2025", "bigbench_hard")
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 
 

@@ -28,18 +28,18 @@ SNAPSHOT = "2026.12.07.1"
 TOL = 0.002
 
 # the scenario of test_track.py: thresholds at the middle checkpoint's predicted medians
-AT_THE_MEDIANS = "mmlu_pro>=52.3,gpqa_diamond>=40.2"
-P_ALL = [0.05525, 0.151, 0.358, 0.62875, 0.82325]
+AT_THE_MEDIANS = "mmlu_pro>=48.0,gpqa_diamond>=28.4"
+P_ALL = [0.03925, 0.12825, 0.376, 0.71675, 0.89225]
 P_EACH = {
-    100: [0.09775, 0.1],
-    200: [0.22875, 0.242],
-    300: [0.4705, 0.4905],
-    400: [0.74025, 0.73575],
-    500: [0.89225, 0.87975],
+    100: [0.07125, 0.0695],
+    200: [0.19525, 0.20275],
+    300: [0.48575, 0.49975],
+    400: [0.8065, 0.79325],
+    500: [0.93075, 0.92675],
 }
 # looser thresholds: P(all) reaches 0.9 at step 400
-LOOSER = "mmlu_pro>=43,gpqa_diamond>=28"
-P_ALL_LOOSER = [0.31125, 0.617, 0.83825, 0.92225, 0.95675]
+LOOSER = "mmlu_pro>=42.5,gpqa_diamond>=21"
+P_ALL_LOOSER = [0.16975, 0.4755, 0.8005, 0.92575, 0.969]
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     assert steps == ["100", "200", "300", "400", "500"]
     assert p_all == pytest.approx(P_ALL, abs=TOL)
     assert tail == [
-        "P(all) = P(mmlu_pro>=52.3, gpqa_diamond>=40.2), joint over 4000 predictive draws per "
+        "P(all) = P(mmlu_pro>=48, gpqa_diamond>=28.4), joint over 4000 predictive draws per "
         "checkpoint",
         "first checkpoint with P >= 0.9: none yet",
     ]
@@ -93,11 +93,11 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     code, out, _ = track(capsys, "run-a", "--from", GLOB, "--require", AT_THE_MEDIANS, "--json")
     assert code == 0
     payload = json.loads(out)
-    assert payload["criteria"] == ["mmlu_pro>=52.3", "gpqa_diamond>=40.2"]
+    assert payload["criteria"] == ["mmlu_pro>=48", "gpqa_diamond>=28.4"]
     assert [c["step"] for c in payload["checkpoints"]] == list(STEPS)
     assert [c["p_all"] for c in payload["checkpoints"]] == pytest.approx(P_ALL, abs=TOL)
     for checkpoint in payload["checkpoints"]:
-        assert list(checkpoint["p_each"]) == ["mmlu_pro>=52.3", "gpqa_diamond>=40.2"]
+        assert list(checkpoint["p_each"]) == ["mmlu_pro>=48", "gpqa_diamond>=28.4"]
         assert list(checkpoint["p_each"].values()) == pytest.approx(
             P_EACH[checkpoint["step"]], abs=TOL
         )
@@ -114,7 +114,7 @@ def test_the_first_checkpoint_meeting_looser_criteria_is_step_400(
     _, p_all, tail = printed_p_all(out)
     assert p_all == pytest.approx(P_ALL_LOOSER, abs=TOL)
     assert tail == [
-        "P(all) = P(mmlu_pro>=43, gpqa_diamond>=28), joint over 4000 predictive draws per "
+        "P(all) = P(mmlu_pro>=42.5, gpqa_diamond>=21), joint over 4000 predictive draws per "
         "checkpoint",
         "first checkpoint with P >= 0.9: step 400",
     ]
