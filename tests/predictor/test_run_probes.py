@@ -465,7 +465,8 @@ def test_run_stores_a_private_model_and_adds_checkpoints_to_a_run(
         tracked.stdout
     )
     rows = table_after(tracked.stdout, "step probes")
-    assert [line.split()[:2] for line in rows[1:]] == [["100", "2"], ["200", "2"]]
+    assert [line.split()[:2] for line in rows[1:3]] == [["100", "2"], ["200", "2"]]
+    assert rows[3].startswith("run ft: ")  # what the fold-in used, under the table
     run = run_cli(["models", "list", "--run", "ft", "--json"], env, tmp_path)
     assert [m["name"] for m in json.loads(run.stdout)] == ["ft@step-100", "ft@step-200"]
     # the MLflow run holds the whole run: both steps, after the second checkpoint
