@@ -162,7 +162,7 @@ def test_chat_endpoints_get_generative_probes_only(
         env,
         tmp_path,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
     plan = table_after(done.stdout, "benchmark task")
     assert [line.split()[0] for line in plan[1:]] == list(CHAT_PROBES)
     used = ", ".join(f"{b}={EXPECTED_SCORE:g}" for b in CHAT_PROBES)
@@ -180,7 +180,7 @@ def test_the_key_is_never_printed_nor_written(
     args = ["run", "keyed", "--model-type", "local-completions", "--probes", "mmlu,gsm8k"]
     args += ["--model-args", f"base_url={keyed.completions_url}", "--out", "runs/keyed"]
     done = run_cli(args, env, tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
     assert "api_key: set (BENCHPRESS_MODEL_API_KEY)" in done.stdout
     assert KEY not in done.stdout + done.stderr
     assert all(a == f"Bearer {KEY}" for a in keyed.authorizations if a)
