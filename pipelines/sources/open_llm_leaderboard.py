@@ -21,6 +21,11 @@ scores under the bare names (`ifeval`, `math_lvl_5`, `mmlupro`, ...), raw values
 to 2 decimals, and no `id`. It is recognised by its header; the same `id` is rebuilt from
 `fullname`, `precision`, `model_sha` and `chat_template`, and benchmark keys are mapped onto the
 newer ones (`math_lvl_5` -> `math`, `mmlupro` -> `mmlu_pro`) so re-ingestion lines up.
+
+Release date: the day the repo was uploaded to the Hub (`metadata_upload_date`, older
+`upload_to_hub_date`) is the row's `release_date`: an open model is released when its weights
+are published. A later re-upload of a known model by someone else states a later day, and the
+release-date choice keeps the earliest stated date, so copies never move a model's date.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pipelines.sources.base import (
     extra_json,
     finite_value,
     scores_frame,
+    stated_date,
 )
 
 SOURCE_ID = "open_llm_leaderboard"
@@ -230,6 +236,7 @@ def _parse_file(url: str, data: bytes) -> list[dict]:
                 "benchmark_key": bench,
                 "benchmark_name": bench_name,
                 "unit": "fraction",
+                "release_date": stated_date(facts.get("upload_date")),
             }
             if reason:
                 rejected = extra_json({**facts, "rejected": reason})

@@ -27,7 +27,8 @@ from warehouse.scores import (
 
 # Bump when a parser's output changes so archived payloads are re-parsed on the next run.
 # 2: the `release_date` column (a model's release date as the payload states it).
-PARSER_VERSION = "2"
+# 3: the Open LLM Leaderboard states its models' release dates (the Hub upload day).
+PARSER_VERSION = "3"
 
 
 class ParseFailed(RuntimeError):

@@ -9,7 +9,9 @@ is, in this order (docs/matrix-policy.md, "Release dates"):
    from Epoch AI's `Release date`, llm-stats' `release_date`, ARC Prize's `modelReleaseDate`,
    the BenchPress matrix's `release_date`, Aider's `released`), pooled over every setting of
    the same base model; when they disagree, the earliest (a release precedes every
-   re-listing), a date stated to the day before one stated to the month or year only;
+   re-listing), a date stated to the day before one stated to the month or year only. The
+   Open LLM Leaderboard's Hub upload day counts only where no source states a release: a
+   repo is often created, private, days or weeks before the release it later carries;
 3. else `first_seen`: the day the warehouse first saw one of its scores (`fetched_at`). That
    is when a user of the snapshot could have known about the model, not when it was released,
    so the fit treats it as uncertain: the date is inferred around it (`release_year_sd`).
@@ -42,6 +44,7 @@ CATALOGUE = "catalogue"
 FIRST_SEEN = "first_seen"
 EARLIEST_RELEASE = date(2015, 1, 1)  # no model a source scores was released before
 CONFLICT_DAYS = 31  # stated dates further apart than this are a disagreement worth showing
+UPLOAD_DAY_SOURCES = frozenset({"open_llm_leaderboard"})  # the Hub repo's creation day
 
 STATED_SCHEMA: dict[str, pl.DataType] = {
     "model_id": pl.String(),
@@ -153,8 +156,9 @@ class _Stated:
 def _choose_stated(statements: list[tuple[str, str]]) -> _Stated:
     """The release date of one base model from its valid (source, date) statements."""
     rank = {source: i for i, source in enumerate(SOURCE_PRIORITY)}
-    days = [(s, d) for s, d in statements if len(d) == 10]
-    considered = days or statements  # a date stated to the day wins over a month or a year
+    released = [(s, d) for s, d in statements if s not in UPLOAD_DAY_SOURCES] or statements
+    days = [(s, d) for s, d in released if len(d) == 10]
+    considered = days or released  # a date stated to the day wins over a month or a year
     firsts = sorted((_first_day(d) or EARLIEST_RELEASE, d) for _, d in considered)
     earliest = firsts[0][1]
     source = min(

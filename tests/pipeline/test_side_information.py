@@ -184,6 +184,27 @@ def test_earliest_stated_date_wins_and_the_disagreement_is_counted() -> None:
     }
 
 
+def test_a_hub_upload_day_counts_only_where_no_source_states_a_release() -> None:
+    registry = load_registry()
+    said = stated(
+        # the repo was created, private, two weeks before the release Epoch states
+        ("acme-7b", "open_llm_leaderboard", "2025-03-20", FETCHED),
+        ("acme-7b", "epoch_ai", "2025-04-03", FETCHED),
+        ("zeta-2", "open_llm_leaderboard", "2025-06-11", FETCHED),  # the only statement
+    )
+    choice = choose_release_dates(["acme-7b", "zeta-2"], registry.catalogue, CELLS, said)
+    assert choice.dates.rows() == [
+        (
+            "acme-7b",
+            "2025-04-03",
+            "epoch_ai",
+            "open_llm_leaderboard 2025-03-20; epoch_ai 2025-04-03",
+        ),
+        ("zeta-2", "2025-06-11", "open_llm_leaderboard", "open_llm_leaderboard 2025-06-11"),
+    ]
+    assert choice.conflicts.height == 0  # an upload day before the release is no disagreement
+
+
 def test_impossible_stated_dates_are_rejected_and_counted_never_fatal() -> None:
     registry = load_registry()
     said = stated(

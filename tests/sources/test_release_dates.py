@@ -17,6 +17,7 @@ from pipelines.sources import (
     epoch_ai,
     evalplus,
     livecodebench,
+    open_llm_leaderboard,
 )
 from pipelines.sources import llm_stats as llm
 from pipelines.sources.base import SCORE_SCHEMA, stated_date
@@ -185,6 +186,25 @@ def test_benchpress_matrix_release_dates_as_the_paper_gives_them() -> None:
     assert per_model["gemma-3-1b-it"] == "2025"  # the paper states the year only
     assert per_model["llama-3.2-1b-instruct"] == "2024-09"
     assert per_model["claude-opus-4.6"] == "2026-02-05"
+
+
+@pytest.mark.parametrize(
+    ("relative", "undated_rows"),
+    [
+        ("open_llm_leaderboard/huggingface_v2.csv", 3180),  # metadata_upload_date
+        ("open_llm_leaderboard/snapshot_2024-12-02/huggingface_v2.csv", 630),  # upload_to_hub
+    ],
+)
+def test_open_llm_leaderboard_hub_upload_day_is_the_release_date(
+    relative: str, undated_rows: int
+) -> None:
+    frame = open_llm_leaderboard.parse({open_llm_leaderboard.URL: shared(relative)})
+    mistral = frame.filter(pl.col("model_name") == "mistralai/Mistral-7B-Instruct-v0.2")
+    assert mistral["release_date"].unique().to_list() == ["2023-12-11"]
+    # a fine-tune's own upload day is its own release date
+    news = frame.filter(pl.col("model_name") == "shivam9980/mistral-7b-news-cnn-merged")
+    assert news["release_date"].unique().to_list() in ([], ["2024-03-18"])
+    assert frame["release_date"].null_count() == undated_rows  # blank upload days stay null
 
 
 def test_livecodebench_cutoff_is_not_a_release_date() -> None:
