@@ -38,6 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from predictor.locking import try_lock
+
 if TYPE_CHECKING:
     import dagster as dg
 
@@ -99,14 +101,6 @@ def read_holder(path: Path) -> LockHolder:
     )
 
 
-def _try_lock(fd: int) -> bool:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    return True
-
-
 @contextlib.contextmanager
 def refresh_lock(home: Path, wait: float = 0.0) -> Iterator[LockHolder]:
     """Hold the refresh lock of `home` (waiting up to `wait` seconds); yields what it recorded."""
@@ -118,7 +112,7 @@ def refresh_lock(home: Path, wait: float = 0.0) -> Iterator[LockHolder]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         started = time.monotonic()
-        while not _try_lock(fd):
+        while not try_lock(fd):
             waited = time.monotonic() - started
             if waited >= wait:
                 raise RefreshLocked(path, _holder_with_retry(path), wait)

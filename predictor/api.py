@@ -1,6 +1,6 @@
 """`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
 
-bp = BenchPress.load("2026.12.07.1")   # or "latest"
+bp = BenchPress.load("2026.12.07.2")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy files
 """
@@ -36,14 +36,21 @@ from predictor.own_matrix import (
 )
 from predictor.paths import snapshot_store_dir
 from predictor.pretrained import resolve_pretrained
+from predictor.progress import FitProgress, Progress
 from predictor.resolve import AmbiguousNameError, NameResolver, display_names
 from predictor.results import parse_overrides
 from predictor.results import probe_scores as scores_in
 from predictor.results import read_results as read_files
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import summarise
+from predictor.results.limited import limited_checked
 from predictor.results.snapshot import on_snapshot
-from predictor.side_information import checked_release_date, unknown_features
+from predictor.side_information import (
+    DATE_MARGIN_MONTHS,
+    checked_release_date,
+    fractional_year,
+    unknown_features,
+)
 from predictor.snapshot_layout import SCORES_COLUMNS
 from predictor.snapshots import (
     Snapshot,
@@ -53,6 +60,7 @@ from predictor.snapshots import (
     resolve_version,
 )
 from predictor.stores import open_store
+from predictor.text_safety import quoted
 from predictor.trust.missing_probes import split_probes
 from predictor.trust.next_benchmark import what_to_run_next
 from predictor.trust.probes import select_probes_for
@@ -71,6 +79,7 @@ from predictor.values import (
     Prediction,
     Predictions,
     ProbeScoreError,
+    ReleaseDateError,
     SideUsed,
     predictions_frame,
 )
@@ -82,6 +91,7 @@ __all__ = [
     "Prediction",
     "Predictions",
     "ProbeScoreError",
+    "ReleaseDateError",
     "SideUsed",
     "predictions_frame",
 ]
@@ -178,6 +188,7 @@ class BenchPress:
         method: str = "bayes",
         min_per_model: int = MIN_PER_MODEL,
         min_per_benchmark: int = MIN_PER_BENCHMARK,
+        progress: Progress | None = None,
         **method_params: Any,
     ) -> BenchPress:
         """A predictor of your own matrix, fitted in memory like a published snapshot.
@@ -190,16 +201,25 @@ class BenchPress:
         ("bayes" or "als") and `method_params` (e.g. `rank=3`) choose otherwise. Every model
         needs `min_per_model` scores and every benchmark `min_per_benchmark` (3 each by
         default); a frame short of them is refused with the counts. `level` is the default
-        interval level of `predict` on the result. `.save(store)` publishes it."""
+        interval level of `predict` on the result. `.save(store)` publishes it.
+
+        A fit of thousands of models takes minutes: `progress(phase, done, total)` is
+        called as each step ends (the checks, the fit, each of the calibration's held-out
+        groups; `predictor.progress`), and each step is logged at INFO on the
+        `predictor.fit` logger."""
+        default_level = check_level(level)  # before minutes of fitting, not after
+        report = FitProgress(progress)
         snapshot = fit_own_snapshot(
             scores,
             method=method,
             min_per_model=min_per_model,
             min_per_benchmark=min_per_benchmark,
+            progress=report,
             **method_params,
         )
         bp = cls(snapshot)
-        bp.default_level = check_level(level)
+        bp.default_level = default_level
+        report("predictor", 1, 1)
         return bp
 
     def save(self, store: str | Path | None = None) -> str:
@@ -217,7 +237,7 @@ class BenchPress:
         (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
 
         `version` may pin the manifest too, as container images are pinned:
-        `"2026.12.07.1@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
+        `"2026.12.07.2@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
         exact manifest, and anything else is a `SnapshotError` naming both digests.
 
         `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote
@@ -303,34 +323,34 @@ class BenchPress:
             benchmark = self.resolve_benchmark(name)
             if benchmark not in self._column:
                 raise ProbeScoreError(
-                    f"benchmark {benchmark!r} has too few observations in snapshot "
+                    f"benchmark {quoted(benchmark)} has too few observations in snapshot "
                     f"{self.version} to be used as a probe"
                 )
             if isinstance(raw, bool) or not isinstance(raw, int | float | np.number):
-                raise TypeError(f"score for {name!r} must be a number, got {raw!r}")
+                raise TypeError(f"score for {quoted(name)} must be a number, got {quoted(raw)}")
             try:
                 value = float(raw)
             except OverflowError:  # an int beyond the float range
                 raise ProbeScoreError(
-                    f"score for {name!r} is implausibly large (no float)"
+                    f"score for {quoted(name)} is implausibly large (no float)"
                 ) from None
             if not math.isfinite(value):
-                raise ProbeScoreError(f"score for {name!r} must be finite, got {raw!r}")
+                raise ProbeScoreError(f"score for {quoted(name)} must be finite, got {quoted(raw)}")
             if self._scale[benchmark] == "percent" and not 0.0 <= value <= 100.0:
                 raise ProbeScoreError(
-                    f"score for {name!r} must lie in 0-100 (percent), got {value:g}"
+                    f"score for {quoted(name)} must lie in 0-100 (percent), got {value:g}"
                 )
             if abs(value) > _UNBOUNDED_LIMIT:
-                raise ProbeScoreError(f"score for {name!r} is implausibly large: {value:g}")
+                raise ProbeScoreError(f"score for {quoted(name)} is implausibly large: {value:g}")
             low, high = self._range.get(benchmark, (-math.inf, math.inf))
             if not low <= value <= high:
                 raise ProbeScoreError(
-                    f"score for {name!r} lies outside the valid range of {benchmark} "
+                    f"score for {quoted(name)} lies outside the valid range of {benchmark} "
                     f"({low:g} to {high:g}): {value:g}"
                 )
             column = self._column[benchmark]
             if not np.isnan(row[column]):
-                raise ProbeScoreError(f"benchmark {benchmark!r} is given twice (as {name!r})")
+                raise ProbeScoreError(f"benchmark {benchmark!r} is given twice (as {quoted(name)})")
             row[column] = value
         if warn_fractions:
             self._warn_if_fractions(row)
@@ -393,11 +413,17 @@ class BenchPress:
         }
 
     def _scores_and_units(
-        self, probe_scores: ProbeInput, model: str | None
+        self, probe_scores: ProbeInput, model: str | None, allow_limited: bool = False
     ) -> tuple[Mapping[str, float], bool, str | None]:
         """(scores, whether every score was converted from a unit its file states, the
-        model's name: `model` as given, else the one model of the results)."""
+        model's name: `model` as given, else the one model of the results). Scores of a run
+        over part of the items (files, a frame, or `run_probe_benchmarks(limit=...)`'s
+        answer) are refused unless `allow_limited` (`predictor.results.limited`)."""
         if isinstance(probe_scores, Mapping):
+            frame = getattr(probe_scores, "frame", None)  # `ProbeScores` of a probe run
+            limited_run = getattr(probe_scores, "limited", False) is True
+            if limited_run and isinstance(frame, pl.DataFrame):
+                limited_checked(frame, allow_limited)
             return probe_scores, False, model
         if isinstance(probe_scores, pl.DataFrame):
             frame = self.on_snapshot(probe_scores)
@@ -416,6 +442,7 @@ class BenchPress:
                 raise exc from None
         else:
             return probe_scores, False, model  # `_probe_row` says what it takes
+        frame = limited_checked(frame, allow_limited, model)
         inputs = summarise(frame, model)
         if not inputs.scores:
             scores_in(frame, model)  # raises: no result maps onto a benchmark of ours
@@ -444,7 +471,7 @@ class BenchPress:
         its name (`qwen3-32b-sft-v2`: `predictor.model_names.derived_base`); else none."""
         if base is not None:
             if not isinstance(base, str) or not base.strip():
-                raise ProbeScoreError(f"base must be a non-empty name, got {base!r}")
+                raise ProbeScoreError(f"base must be a non-empty name, got {quoted(base)}")
             return BASIS_BASE, self._one_model(base.strip(), strict=True), "given"
         if model is None:
             return BASIS_NONE, None, ""
@@ -471,6 +498,62 @@ class BenchPress:
                 raise
         return None
 
+    @cached_property
+    def _fitted_years(self) -> tuple[float, float] | None:
+        """(earliest, newest) release date of the fit's models as fractional years, as the
+        fit used them; None when the fit uses no dates."""
+        completer = self.completer_
+        if completer.new_model_side()[0] is None:
+            return None
+        kept = getattr(completer, "model_features_", None)
+        years = np.empty(0)
+        if kept is not None and np.size(kept):
+            scaled = np.asarray(kept, dtype=float)[:, 0] * completer.feature_std_[0]
+            years = scaled + completer.feature_mean_[0]
+        if not np.isfinite(years).any():  # states that kept no features: the models table
+            dates = self._model_dates
+            years = np.array(
+                [fractional_year(dates.get(m, (None, None))[0]) for m in self.fit_models_]
+            )
+        years = years[np.isfinite(years)]
+        return (float(years.min()), float(years.max())) if len(years) else None
+
+    @property
+    def release_date_range(self) -> tuple[str, str] | None:
+        """The release dates a new model may be given (`predict(release_date=...)`, and
+        wherever else a date is taken), as ISO days: from `DATE_MARGIN_MONTHS` (12) before
+        the earliest release date of the fit's models to as long after the newest. Further
+        out the fit's date trend would be extrapolated. None when the fit uses no dates."""
+        years = self._fitted_years
+        if years is None:
+            return None
+        margin = DATE_MARGIN_MONTHS / 12.0
+        return _year_to_day(years[0] - margin), _year_to_day(years[1] + margin)
+
+    def _within_release_range(self, year: float) -> float:
+        """`year` moved into `release_date_range` (unchanged when it lies inside)."""
+        allowed = self.release_date_range
+        if allowed is None:
+            return year
+        low, high = (fractional_year(day) for day in allowed)
+        return min(max(year, low), high)
+
+    def _check_release_year(self, year: float, given: str) -> None:
+        """`ReleaseDateError` naming `release_date` and the range when a given date lies
+        outside `release_date_range`."""
+        if self._within_release_range(year) == year:
+            return
+        earliest, newest = self.release_date_range or ("", "")
+        first, last = (_year_to_day(y) for y in self._fitted_years or (year, year))
+        raise ReleaseDateError(
+            f"release_date {quoted(given)} is outside the dates this snapshot's fit can use: "
+            f"{earliest} to {newest} (its models' release dates, {first} to {last}, and "
+            f"{DATE_MARGIN_MONTHS} months either side); further out the trend in release "
+            "dates would be extrapolated",
+            earliest,
+            newest,
+        )
+
     def side_for(
         self,
         model: str | None = None,
@@ -492,15 +575,16 @@ class BenchPress:
         population prior."""
         for name, value in (("model", model), ("family", family)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise ProbeScoreError(f"{name} must be a non-empty name, got {value!r}")
+                raise ProbeScoreError(f"{name} must be a non-empty name, got {quoted(value)}")
         year = None
         if release_date is not None:
             try:
                 year = checked_release_date(release_date)
             except ValueError:
                 raise ProbeScoreError(
-                    f"release_date must be a date (YYYY-MM-DD), got {release_date!r}"
+                    f"release_date must be a date (YYYY-MM-DD), got {quoted(release_date)}"
                 ) from None
+            self._check_release_year(year, _iso_day(release_date))
         basis, known, derivation = self.identify(model, base)
         chosen = family.strip() if family is not None else None
         if chosen is None and (known is not None or model is not None):
@@ -514,8 +598,17 @@ class BenchPress:
                 features = np.array([year])
                 shown_date, source = _iso_day(release_date), DATE_GIVEN
             elif own_date is not None and own_source != "first_seen":
-                features = np.array([checked_release_date(own_date)])
+                own_year = checked_release_date(own_date)
+                used = self._within_release_range(own_year)
+                features = np.array([used])
                 shown_date, source = own_date, own_source or "snapshot"
+                if used != own_year:  # a snapshot model older or newer than the fit's
+                    shown_date = _year_to_day(used)
+                    earliest, newest = self.release_date_range or ("", "")
+                    note = (
+                        f"{known}'s release date {own_date} lies outside the dates the fit "
+                        f"can use ({earliest} to {newest}): {shown_date} was used"
+                    )
             else:
                 source = DATE_INFERRED
                 if own_date is not None:
@@ -557,6 +650,7 @@ class BenchPress:
         family: str | None = None,
         release_date: str | date | datetime | None = None,
         base: str | None = None,
+        allow_limited: bool = False,
     ) -> Predictions:
         """Predict every fitted benchmark for a new model from its probe scores.
 
@@ -575,11 +669,15 @@ class BenchPress:
         out with a warning ("interpolate") or refused ("error"); see
         `predictor.missing_probes`. `level` defaults to `default_level` (0.9 unless
         `BenchPress.fit` was given another).
+        `allow_limited`: scores of a run over part of the items (lm-eval's or Inspect's
+        `limit`, a smoke test) are refused (`ResultsError` naming the file and the limit)
+        unless True, then used with a `LimitedScoresWarning`; a full run's score of the same
+        benchmark is always preferred (`predictor.results.limited`).
         """
         level = self.default_level if level is None else level
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
-        scores, units_known, name = self._scores_and_units(probe_scores, model)
+        scores, units_known, name = self._scores_and_units(probe_scores, model, allow_limited)
         side, features, group = self.side_for(name, family, release_date, base)
         scores = split_probes(self, scores, handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
@@ -673,14 +771,22 @@ class BenchPress:
         return compare_with_known_models(self, predictions_or_probes, reference_models, **kwargs)
 
     def what_to_run_next(
-        self, known_scores, targets=None, budget=None, top=5, *, model=None, **kwargs
+        self,
+        known_scores,
+        targets=None,
+        budget=None,
+        top=5,
+        *,
+        model=None,
+        allow_limited=False,
+        **kwargs,
     ):
         """Unobserved benchmarks ranked by target-interval narrowing per unit cost.
 
         `known_scores` as `predict` takes them (a mapping, a results frame, files); `model`
-        (the model's name, or the one to pick from the files), `family` and `release_date`
-        as in `predict`."""
-        known, _, name = self._scores_and_units(known_scores, model)
+        (the model's name, or the one to pick from the files), `family`, `release_date` and
+        `allow_limited` as in `predict`."""
+        known, _, name = self._scores_and_units(known_scores, model, allow_limited)
         return what_to_run_next(self, known, targets, budget, top, model=name, **kwargs)
 
     def suspicious_scores(self, threshold=3.5):
@@ -706,9 +812,11 @@ class BenchPress:
         several benchmarks all pass a threshold is the probability that they all do (not the
         product of the marginals: benchmarks that load on the same factors move together).
         The draws' central `level` range is `predict`'s interval at that level (with the same
-        `model`, `family`, `release_date` and `base`); probes come back as given; every draw is
-        clipped to its benchmark's valid range (`in_range`). Seeded: the same arguments give
-        the same draws."""
+        `model`, `family`, `release_date` and `base`; a centre past a benchmark's valid range
+        or on the flat end of its link is moved onto that edge in both,
+        `ScaleTransform.interval`); probes come back as given; every draw is clipped to its
+        benchmark's valid range (`in_range`). Seeded: the same arguments give the same
+        draws."""
         row = self._probe_row(probe_scores)
         _, features, group = self.side_for(model, family, release_date, base)
         try:

@@ -33,6 +33,7 @@ from predictor.methods.fold_in_calibration import (
     FoldInCalibration,
 )
 from predictor.methods.registry import default_completer
+from predictor.progress import Progress, no_progress
 
 __all__ = [
     "CALIBRATION_KNOWN",
@@ -67,14 +68,17 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
 def reveal_scores(
     values: np.ndarray, i: int, cells: np.ndarray, k: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Model i as a new model known by k of its `cells` drawn at random: (its row with only
-    those, the cells left to score); None when fewer than 3 would be left (no draw made)."""
+    """Model i as a new model known by k of its `cells` (its observed columns in increasing
+    order, as `np.flatnonzero` gives them) drawn at random: (its row with only those, the
+    cells left to score, in order); None when fewer than 3 would be left (no draw made)."""
     if len(cells) < k + 3:
         return None
     revealed = rng.choice(cells, k, replace=False)
     row = np.full(values.shape[1], np.nan)
     row[revealed] = values[i, revealed]
-    return row, np.setdiff1d(cells, revealed)
+    left = np.ones(values.shape[1], dtype=bool)
+    left[revealed] = False
+    return row, cells[left[cells]]
 
 
 def hide_models(values: np.ndarray, inside: np.ndarray) -> np.ndarray:
@@ -117,6 +121,7 @@ def fold_in_residuals(
     random_state: int = 0,
     fit_kwargs: dict[str, Any] | None = None,
     n_repeats: int = 1,
+    progress: Progress | None = None,
 ) -> dict[str, dict[int, np.ndarray]]:
     """Normalised fold-in residuals of held-out models, keyed by the number of known scores:
     under "side" folded in with their release date (the `row_features` row of `fit_kwargs`)
@@ -124,7 +129,9 @@ def fold_in_residuals(
     seeded partitions of the models (each model held out once per partition); under
     "release" (only when the fit has release dates) the same models and revealed scores
     folded in with their family but an unknown date, inferred from the probes, as a model
-    nobody dated is (`BenchPress.predict` without a known name or a date)."""
+    nobody dated is (`BenchPress.predict` without a known name or a date). `progress` is
+    called with ("calibration fits", g, groups) after each held-out fit and
+    ("calibration fold-ins", g, groups) after its fold-ins."""
     values = np.asarray(values, dtype=float)
     rng = np.random.default_rng(random_state)
     observed = np.isfinite(values)
@@ -135,30 +142,64 @@ def fold_in_residuals(
     families = kwargs.get("row_groups")
     modes = ["side"] + (["release"] if features is not None and features.shape[1] == 1 else [])
     out: dict[str, dict[int, list[np.ndarray]]] = {mode: {k: [] for k in known} for mode in modes}
-    for _ in range(n_repeats):
+    report = progress or no_progress
+    for repeat in range(n_repeats):
         fits = held_out_models(values, scales, make_completer, n_splits, rng, kwargs)
-        for inside, completer in fits:
+        for g, (inside, completer) in enumerate(fits, start=repeat * n_splits + 1):
+            report("calibration fits", g, n_repeats * n_splits)
             z_all = completer.transform_.transform(np.where(observed, values, 50.0))
+            # the draws first, in the order of the models and of k (the seeded stream), then
+            # every fold-in of one k at once (`fold_in_predictive_many` where the method has it)
+            drawn: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {k: [] for k in known}
             for i in np.flatnonzero(inside):
                 cells = np.flatnonzero(observed[i])
-                group = None if families is None else families[i]
-                about = {
-                    "side": None if features is None else features[i],
-                    "release": None if features is None else np.full(features.shape[1], np.nan),
-                }
                 for k in known:
-                    if (drawn := reveal_scores(values, i, cells, k, rng)) is None:
-                        continue
-                    row, hidden = drawn
-                    for mode in modes:
-                        z_mean, sd = completer.fold_in_predictive(
-                            row, features=about[mode], group=group
+                    if (revealed := reveal_scores(values, i, cells, k, rng)) is not None:
+                        drawn[k].append((i, *revealed))
+            for k, models in drawn.items():
+                if not models:
+                    continue
+                which = np.array([i for i, _, _ in models])
+                rows = np.array([row for _, row, _ in models])
+                groups = None if families is None else [families[i] for i in which]
+                for mode in modes:
+                    about = None
+                    if features is not None:
+                        about = (
+                            features[which]
+                            if mode == "side"
+                            else np.full_like(features[which], np.nan)
                         )
-                        residual = np.abs(z_all[i, hidden] - z_mean[hidden]) / sd[hidden]
+                    z_mean, sd = _fold_in_many(completer, rows, about, groups)
+                    for (i, _, hidden), z_row, sd_row in zip(models, z_mean, sd, strict=True):
+                        residual = np.abs(z_all[i, hidden] - z_row[hidden]) / sd_row[hidden]
                         out[mode][k].append(residual)
+            report("calibration fold-ins", g, n_repeats * n_splits)
     return {
         mode: {k: np.concatenate(v) for k, v in by_k.items() if v} for mode, by_k in out.items()
     }
+
+
+def _fold_in_many(
+    completer: Completer,
+    rows: np.ndarray,
+    features: np.ndarray | None,
+    groups: Sequence[str | None] | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`fold_in_predictive` of each row: (mean, scale) (rows, m), in one batch where the
+    method can (`BayesianCompleter.fold_in_predictive_many`)."""
+    many = getattr(completer, "fold_in_predictive_many", None)
+    if many is not None:
+        return many(rows, features=features, groups=groups)
+    pairs = [
+        completer.fold_in_predictive(
+            row,
+            features=None if features is None else features[t],
+            group=None if groups is None else groups[t],
+        )
+        for t, row in enumerate(rows)
+    ]
+    return np.array([z for z, _ in pairs]), np.array([sd for _, sd in pairs])
 
 
 def _factor_table(
@@ -197,11 +238,13 @@ def calibrate_fold_in(
     random_state: int = 0,
     fit_kwargs: dict[str, Any] | None = None,
     n_repeats: int = CALIBRATION_REPEATS,
+    progress: Progress | None = None,
 ) -> FoldInCalibration:
     """Factors for `Completer.fold_in_interval` from held-out models of `values`;
     `fit_kwargs`: the side information the calibrated fit was given. Computed once per
     distinct input when `BENCHPRESS_CALIBRATION_CACHE` names a folder
-    (`predictor.calibration_cache`)."""
+    (`predictor.calibration_cache`). `progress` (`predictor.progress`) hears of each
+    held-out group (not part of the cache key; nothing is reported on a cache hit)."""
     values = np.asarray(values, dtype=float)
     template = make_completer()
     inputs = {
@@ -218,7 +261,15 @@ def calibrate_fold_in(
 
     def compute() -> FoldInCalibration:
         return _calibration(
-            values, scales, make_completer, template, n_splits, random_state, fit_kwargs, n_repeats
+            values,
+            scales,
+            make_completer,
+            template,
+            n_splits,
+            random_state,
+            fit_kwargs,
+            n_repeats,
+            progress,
         )
 
     return cached_calibration(inputs, compute)
@@ -233,6 +284,7 @@ def _calibration(
     random_state: int,
     fit_kwargs: dict[str, Any] | None,
     n_repeats: int,
+    progress: Progress | None = None,
 ) -> FoldInCalibration:
     residuals = fold_in_residuals(
         values,
@@ -242,6 +294,7 @@ def _calibration(
         random_state=random_state,
         fit_kwargs=fit_kwargs,
         n_repeats=n_repeats,
+        progress=progress,
     )
     factors, counts = _factor_table(residuals["side"], template)
     if "release" not in residuals:

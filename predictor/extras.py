@@ -23,6 +23,7 @@ EXTRA_OF: dict[str, str] = {
     "starlette": "web",
     "uvicorn": "web",
     "inspect_ai": "inspect",
+    "openai": "inspect",  # the client of Inspect's OpenAI-compatible providers
     "lm_eval": "lm-eval",
     "obstore": "s3",
     "mlflow": "mlflow",

@@ -14,6 +14,7 @@ import numpy as np
 
 from predictor.calibration import calibrate_fold_in
 from predictor.methods.base import Completer, NotSupportedError
+from predictor.progress import FitProgress, Progress
 from predictor.side_information import DEFAULT_USE, SideInformation
 
 
@@ -36,17 +37,27 @@ def fit_calibrated(
     side: SideInformation | None = None,
     random_state: int = 0,
     use: Sequence[str] = DEFAULT_USE,
+    progress: Progress | None = None,
 ) -> tuple[Completer, dict[str, Any]]:
     """(fitted completer, the side keywords it was given). New-model intervals are
     calibrated on held-out models of `values` with the same side information
-    (`predictor.calibration`) when the method has a predictive distribution."""
+    (`predictor.calibration`) when the method has a predictive distribution. `progress`
+    hears of the fit and of each held-out group (`predictor.progress`; without one the
+    steps are still logged at INFO)."""
+    report = FitProgress() if progress is None else progress
     kwargs = side_kwargs_for(make_completer, side, use)
     completer = make_completer().fit(values, scales, **kwargs)
+    report("fit", 1, 1)
     try:
         completer.interval_multiplier(0.9)
     except NotSupportedError:
         return completer, kwargs  # no predictive distribution: nothing to calibrate
     completer.fold_in_calibration_ = calibrate_fold_in(
-        values, scales, make_completer, random_state=random_state, fit_kwargs=kwargs
+        values,
+        scales,
+        make_completer,
+        random_state=random_state,
+        fit_kwargs=kwargs,
+        progress=report,
     )
     return completer, kwargs

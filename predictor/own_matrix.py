@@ -15,20 +15,23 @@ benchmark is refused, naming them with their counts: their factors would rest on
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
 
+from predictor.calibration_cache import cache_folder
 from predictor.dense import dense_matrix
 from predictor.families import model_family
 from predictor.fitting import fit_calibrated
+from predictor.methods.fold_in_calibration import FoldInCalibration
 from predictor.methods.registry import DEFAULT_METHOD, completer_class
 from predictor.paths import bundled_snapshot_dir
+from predictor.progress import FitProgress, Progress
 from predictor.side_information import (
     SideInformation,
     checked_release_date,
@@ -37,7 +40,13 @@ from predictor.side_information import (
 )
 from predictor.snapshot_layout import draft_manifest, published_manifest
 from predictor.snapshot_writer import SnapshotTables, next_version, write_manifest, write_tables
-from predictor.snapshots import FORMAT_VERSION, Snapshot, content_hash, list_versions
+from predictor.snapshots import (
+    FORMAT_VERSION,
+    Snapshot,
+    SnapshotError,
+    content_hash,
+    list_versions,
+)
 from predictor.stores import SnapshotStore
 
 MIN_PER_MODEL = 3  # scores a model needs: a level and a direction to place it
@@ -47,6 +56,7 @@ UNPUBLISHED = "unpublished"  # the version of a fit not yet saved to a store
 _REQUIRED = ("model", "benchmark", "score")
 _OPTIONAL = ("scale", "release_date", "family", "category")
 _PLAUSIBLE_LIMIT = 1e7  # as `BenchPress.predict`: a larger score is a typo
+T = TypeVar("T")
 
 
 class ScoresFrameError(ValueError):
@@ -127,19 +137,25 @@ def _check_rows(frame: pl.DataFrame) -> None:
             f"rows {', '.join(map(str, rows))}: {first['model']} on {first['benchmark']} is "
             "scored more than once; keep one score per model and benchmark"
         )
-    if "release_date" in frame.columns:
-        dated = frame.filter(pl.col("release_date").is_not_null())
-        for row_number, text in dated.select("row", "release_date").iter_rows():
-            try:
-                checked_release_date(text)
-            except ValueError:
-                raise ScoresFrameError(
-                    f"row {row_number}: release_date {text!r} is not a date (YYYY-MM-DD)"
-                ) from None
+    if "release_date" in frame.columns:  # each distinct text once: a date repeats per score
+        texts = frame["release_date"].drop_nulls().unique(maintain_order=True).to_list()
+        bad = [text for text in texts if not _is_release_date(text)]
+        if (row := _first(frame, pl.col("release_date").is_in(bad))) is not None:
+            raise ScoresFrameError(
+                f"row {row['row']}: release_date {row['release_date']!r} is not a date (YYYY-MM-DD)"
+            )
     for name, key in (("scale", "benchmark"), ("category", "benchmark")):
         _one_per(frame, name, key)
     for name in ("release_date", "family"):
         _one_per(frame, name, "model")
+
+
+def _is_release_date(text: str) -> bool:
+    try:
+        checked_release_date(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _one_per(frame: pl.DataFrame, name: str, key: str) -> None:
@@ -263,6 +279,19 @@ def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
+def calibration_record(calibration: FoldInCalibration | None) -> dict[str, str] | None:
+    """Where a fit's new-model interval calibration came from, for its manifest (not kept
+    when saved): `{"source": "computed"}`, or `{"source": "cache", "cache_key": ...,
+    "cache_entry": ...}` when read from `BENCHPRESS_CALIBRATION_CACHE`; None without one."""
+    if calibration is None:
+        return None
+    if calibration.cache_key is None:
+        return {"source": "computed"}
+    folder = cache_folder()
+    entry = "" if folder is None else str(folder / f"{calibration.cache_key}.json")
+    return {"source": "cache", "cache_key": calibration.cache_key, "cache_entry": entry}
+
+
 def fit_own_snapshot(
     scores: pl.DataFrame,
     *,
@@ -270,22 +299,31 @@ def fit_own_snapshot(
     min_per_model: int = MIN_PER_MODEL,
     min_per_benchmark: int = MIN_PER_BENCHMARK,
     fitted_at: datetime | date | None = None,
+    progress: Progress | None = None,
     **method_params: Any,
 ) -> Snapshot:
-    """An in-memory `Snapshot` of `scores` fitted like a published one (see module doc)."""
+    """An in-memory `Snapshot` of `scores` fitted like a published one (see module doc);
+    `progress` hears of each step (`predictor.progress`; logged at INFO in any case)."""
     cls = completer_class(method)
+    report = FitProgress() if progress is None else progress
     frame = _checked(scores)
     _check_counts(frame, int(min_per_model), int(min_per_benchmark))
     values, model_ids, benchmark_ids = dense_matrix(frame, "model", "benchmark")
     side, models, benchmarks = side_information_of(frame, model_ids, benchmark_ids)
     _check_ranges(frame, benchmarks)
     scales = benchmarks["scale"].to_list()
+    report("checks", 1, 1)
 
     def make() -> Any:
         return cls(**method_params)
 
     completer, _ = fit_calibrated(
-        values, scales, make, side, random_state=int(method_params.get("random_state", 0))
+        values,
+        scales,
+        make,
+        side,
+        random_state=int(method_params.get("random_state", 0)),
+        progress=report,
     )
     cells = frame.select(
         pl.col("model").alias("model_id"),
@@ -307,8 +345,10 @@ def fit_own_snapshot(
         },
         "fit_params": {"method": method, **completer.get_params()},
         "built_at": None if fitted_at is None else str(fitted_at),
+        "calibration": calibration_record(getattr(completer, "fold_in_calibration_", None)),
     }
     fit = {"model_ids": model_ids, "benchmark_ids": benchmark_ids, "state": completer.to_state()}
+    report("snapshot", 1, 1)
     return Snapshot(
         path=Path(UNPUBLISHED),
         manifest=manifest,
@@ -340,11 +380,12 @@ def save_snapshot(snapshot: Snapshot, store: SnapshotStore, today: date | None =
     parent = versions[-1] if versions else None
     with tempfile.TemporaryDirectory(prefix="benchpress-save-") as tmp:
         scratch = Path(tmp) / "draft"
-        hashes = write_tables(tables, scratch)
+        hashes = _staged(lambda: write_tables(tables, scratch))
         digest = content_hash(hashes)
         if parent is not None and store.read_manifest(parent).get("content_hash") == digest:
             return parent
-        taken = {*versions, *list_versions(bundled_snapshot_dir())}
+        # a name spelt as a version but holding no snapshot (a stray folder) is passed over
+        taken = {*versions, *store.taken_versions(), *list_versions(bundled_snapshot_dir())}
         version = next_version(taken, today or datetime.now(UTC).date())
         facts = {
             key: snapshot.manifest[key]
@@ -355,6 +396,19 @@ def save_snapshot(snapshot: Snapshot, store: SnapshotStore, today: date | None =
         manifest = published_manifest(
             draft_manifest(hashes, digest, facts), {}, version, parent, published_at
         )
-        write_manifest(scratch, manifest)
-        final = scratch.rename(Path(tmp) / version)
+        _staged(lambda: write_manifest(scratch, manifest))
+        final = _staged(lambda: scratch.rename(Path(tmp) / version))
         return store.publish_dir(final)
+
+
+def _staged(write: Callable[[], T]) -> T:
+    """`write()` in the temporary folder a snapshot is staged in before its store gets it;
+    an OSError there (a full or read-only temporary disk) is a `SnapshotError` saying so."""
+    try:
+        return write()
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise SnapshotError(
+            f"could not stage the snapshot in a temporary folder ({reason}): set TMPDIR to a "
+            "writable folder with room for it"
+        ) from None

@@ -81,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.12.07.1, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.07.2, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory

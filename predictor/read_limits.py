@@ -97,6 +97,38 @@ def _resident_bytes() -> int:
         return 0
 
 
+def data_segment_bytes() -> int:
+    """The process's data segment (`VmData`: its heap and private writable mappings, what
+    RLIMIT_DATA holds), 0 where /proc is not there."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def cap_data_segment(memory: int, base: int | None = None) -> bool:
+    """Hold this process's data segment to `base` (default: what it holds now) plus `memory`
+    bytes (RLIMIT_DATA): past it an allocation fails (Python's MemoryError). What a process
+    that reads untrusted bytes in isolation sets on itself: the web page's parsing processes
+    (`predictor.web.workers`) and a probe run's task processes (`predictor.runs.isolation`).
+    False (nothing set) where the data segment cannot be measured."""
+    import resource  # deferred: Unix only, and only a process that limits itself needs it
+
+    base = data_segment_bytes() if base is None else base
+    if not base:
+        return False
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = base + memory
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    return True
+
+
 def _too_slow(seconds: float) -> str:
     return (
         f"reading took longer than {seconds:g} s, the limit for results files "

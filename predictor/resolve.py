@@ -25,10 +25,14 @@ from functools import cached_property
 import polars as pl
 
 from predictor.model_names import public_candidates
+from predictor.text_safety import NAME_LIMIT, printable, quoted
 
 
 class UnknownNameError(KeyError):
-    """A name that no canonical id or alias matches; the message lists close matches."""
+    """A name that no canonical id or alias matches; the message lists close matches.
+
+    The name is shown bounded and escaped (`predictor.text_safety.quoted`): a 2 MB name or
+    one holding newlines and terminal codes stays one short line; `.name` keeps it whole."""
 
     def __init__(self, kind: str, name: str, suggestions: list[str], known: str = ""):
         self.kind, self.name, self.suggestions, self.known = kind, name, suggestions, known
@@ -36,8 +40,8 @@ class UnknownNameError(KeyError):
 
     def _message(self) -> str:
         known = f"; {self.known}" if self.known else ""  # e.g. "profiles: chat, ..."
-        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
-        return f"unknown {self.kind} {self.name!r}{known}{hint}"
+        hint = f"; did you mean: {_listed(self.suggestions)}?" if self.suggestions else ""
+        return f"unknown {self.kind} {quoted(self.name)}{known}{hint}"
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return str(self.args[0])
@@ -51,9 +55,14 @@ class AmbiguousNameError(UnknownNameError):
 
     def _message(self) -> str:
         return (
-            f"ambiguous {self.kind} {self.name!r} could be: {', '.join(self.suggestions)}; "
+            f"ambiguous {self.kind} {quoted(self.name)} could be: {_listed(self.suggestions)}; "
             "give one of these ids"
         )
+
+
+def _listed(ids: list[str]) -> str:
+    """Ids for a message, each escaped (a snapshot's ids are data too)."""
+    return ", ".join(printable(i) for i in ids)
 
 
 # Words that name a run setting, after "@" (`o3@low`) or as a headline id's last word
@@ -155,6 +164,8 @@ class NameResolver:
         found, variants, candidates = self._find(name)
         if found is not None:
             return found
+        if len(name) > NAME_LIMIT:  # no id is that long: nothing close to look for
+            raise UnknownNameError(self.kind, name, list(variants)[:5])
         close = self._close(candidates[-1]) if candidates else []  # the bare name's first
         close = list(dict.fromkeys([*variants, *close, *self._close(name)]))[:5]  # setting first
         raise UnknownNameError(self.kind, name, close)
@@ -168,7 +179,7 @@ class NameResolver:
     def _find(self, name: str) -> tuple[str | None, list[str], list[str]]:
         """(the id or None, ids of its settings, the spellings tried after the name)."""
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"{self.kind} name must be a non-empty string, got {name!r}")
+            raise TypeError(f"{self.kind} name must be a non-empty string, got {quoted(name)}")
         if name in self.ids:
             return name, [], []
         found, variants = self._lookup(name)

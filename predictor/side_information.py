@@ -37,6 +37,13 @@ from predictor.families import model_families
 # models), so the day is taken as the date.
 FIRST_SEEN_DOUBT = 0.0
 
+# A release date given for a new model may lie this many months before the earliest or after
+# the newest date of the fit's models, no further: the fit's date trend is linear, and beyond
+# its data it runs on without bound (a model dated 9999-12-31 was predicted at 100 on every
+# benchmark with a zero-width interval, one dated 0001-01-01 at 0). 12 months covers a model
+# released after the snapshot was fitted, and an older one a little before its models.
+DATE_MARGIN_MONTHS = 12
+
 # What the default method uses; `fit_kwargs(use=...)` picks a subset for comparisons.
 PARTS = ("date", "families", "categories", "floors")
 DEFAULT_USE = ("date", "families", "categories")

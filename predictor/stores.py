@@ -166,6 +166,12 @@ def write_index(store_dir: Path, fresh: Mapping[str, str] | None = None) -> Path
     return path
 
 
+def _reason(exc: OSError) -> str:
+    """Why an OS call failed, without the path it names (a temporary folder of ours, which
+    says nothing to the reader): "permission denied", "read-only file system", ..."""
+    return (exc.strerror or type(exc).__name__).lower()
+
+
 def _remove_tree(path: Path) -> None:
     # published and cached files are read-only; make them writable so removal works everywhere
     for child in path.rglob("*"):
@@ -224,6 +230,11 @@ class SnapshotStore(ABC):
     def publish_dir(self, local_version_dir: Path) -> str:
         """Copy a published local snapshot into this store; refuses to overwrite a version."""
         raise SnapshotError(f"{self.uri} is a read-only snapshot store")
+
+    def taken_versions(self) -> list[str]:
+        """Version names a new version must not take: the published ones (a local store also
+        counts anything else there under a version's name)."""
+        return self.list_versions()
 
     def write_index(self, fresh: Mapping[str, str] | None = None) -> None:
         """Rewrite the store's `index.json` from its authoritative listing."""
@@ -294,13 +305,43 @@ class LocalStore(SnapshotStore):
     def read_manifest_check(self, version: str) -> ManifestCheck:
         return read_manifest_check(self.root / check_version(version), version)
 
+    def taken_versions(self) -> list[str]:
+        """Every name in the store folder spelt as a version, published or not: a folder
+        without a manifest (a failed copy, a stray `mkdir`) or a file under that name blocks
+        it as well as a snapshot does."""
+        if not self.root.is_dir():
+            return []
+        return sorted((e.name for e in self.root.iterdir() if is_version(e.name)), key=version_key)
+
+    def _create_root(self) -> None:
+        """The store folder, created when missing; a `SnapshotError` saying why it cannot be
+        (the store path or a folder above it is a file, no permission, a read-only disk)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise SnapshotError(f"snapshot store {self.uri} is a file, not a folder")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            blocker = next((p for p in self.root.parents if p.exists() and not p.is_dir()), None)
+            reason = f"{blocker} is a file" if blocker is not None else _reason(exc)
+            raise SnapshotError(f"cannot create snapshot store {self.uri}: {reason}") from None
+
     def publish_dir(self, local_version_dir: Path) -> str:
         version, verified = _publishable(local_version_dir)
         target = self.root / version
-        if target.exists():
-            raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
-        self.root.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".publishing-{version}-", dir=self.root))
+        if target.exists() or target.is_symlink():
+            if (target / MANIFEST).is_file():
+                raise SnapshotError(f"refusing to overwrite snapshot {version} in {self.uri}")
+            raise SnapshotError(
+                f"refusing to publish {version} in {self.uri}: {target} is there but holds "
+                f"no snapshot (no {MANIFEST}); remove it to publish under that version"
+            )
+        self._create_root()
+        try:
+            scratch = Path(tempfile.mkdtemp(prefix=f".publishing-{version}-", dir=self.root))
+        except OSError as exc:
+            raise SnapshotError(
+                f"cannot write to snapshot store {self.uri}: {_reason(exc)}"
+            ) from None
         members = _members(verified)
         try:
             for name, data in members:  # manifest last, as in the remote stores
@@ -311,7 +352,9 @@ class LocalStore(SnapshotStore):
             scratch.chmod(0o755)
             os.rename(scratch, target)  # atomic; fails if the version appeared meanwhile
         except OSError as exc:
-            raise SnapshotError(f"could not publish {version} to {self.uri}: {exc}") from None
+            raise SnapshotError(
+                f"could not publish {version} to {self.uri}: {_reason(exc)}"
+            ) from None
         finally:
             if scratch.exists():
                 _remove_tree(scratch)

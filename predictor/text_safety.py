@@ -34,6 +34,36 @@ def printable(text: object) -> str:
     return CONTROL.sub(_escape, str(text))
 
 
+# At most this many characters of a name in a message: a model id is a few dozen
+NAME_LIMIT = 200
+
+
+def shortened(text: str, limit: int = NAME_LIMIT) -> str:
+    """`text` cut to its first `limit` characters, then an ellipsis and its whole length
+    (`xxxx… (2097152 characters)`); `text` itself when it is no longer."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\u2026 ({len(text)} characters)"
+
+
+def quoted(value: object, limit: int = NAME_LIMIT) -> str:
+    """`value` for an error message, as `{value!r}` shows it but bounded: a string quoted with
+    every control character escaped (`'evil\\nname'`), cut to `limit` characters with an
+    ellipsis and its length; anything else by its repr, cut the same way. A 2 MB name or one
+    holding newlines and terminal codes stays one short line."""
+    if isinstance(value, str):
+        cut = value[:limit]
+        more = f"\u2026 ({len(value)} characters)" if len(value) > limit else ""
+        return printable(repr(cut)) + more
+    return printable(shortened(repr(value), limit))
+
+
+def one_line(text: object, limit: int = 10_000) -> str:
+    """A message as one bounded line: every control character escaped (newlines too) and
+    cut to `limit` characters (`shortened`)."""
+    return printable(shortened(str(text), limit))
+
+
 def printable_lines(text: str) -> str:
     """`printable`, but newlines are kept: for whole blocks of output (tables, messages)."""
     return _CONTROL_BUT_NEWLINE.sub(_escape, text)

@@ -8,12 +8,19 @@ snapshot that predicted them is recorded as its pin `VERSION@sha256:HEX`, so a n
 dashboard can be traced back to the exact snapshot.
 
 mlflow and wandb are optional extras, imported only when a function here runs; a missing one
-is a `MissingExtraError` naming the extra. A tracker's own failure (a server that does not
-answer, a refused login) is an `ExportError`.
+is a `MissingExtraError` naming the extra. Any other failure of a tracker or of its client (a
+server that does not answer, a refused login, a database that cannot be written) is an
+`ExportError` of one line naming the tracker and where, credentials hidden.
+
+An MLflow sqlite database is checked before MLflow gets it (its folder writable, the file a
+database), since MLflow retries a database it cannot open for minutes; and it is written by
+one benchpress process at a time (a lock in BENCHPRESS_HOME/locks, `predictor.locking`), as
+two MLflow clients creating the tables of a new database at once fail.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import logging
 import netrc
@@ -23,12 +30,12 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from predictor import extras
+from predictor import extras, locking
 
 EXPERIMENT = "benchpress"  # the MLflow experiment the runs go to
 RUN_TAG = "benchpress.run"  # the tracked run's name: a re-track finds its MLflow run by it
@@ -47,6 +54,10 @@ MLFLOW_DEFAULTS = {
 }
 # and its "View run at URL" lines never reach stdout, which is the command's (--json)
 MLFLOW_FORCED = {"MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
+# what the trackers' clients may read credentials from: hidden in an error's message
+SECRET_ENV = ("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN", "WANDB_API_KEY")
+SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+MAX_REASON = 300  # characters of a client's error message kept in the export error
 
 
 class MissingExtraError(extras.MissingExtraError):
@@ -88,20 +99,96 @@ def display_uri(uri: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def sqlite_artifact_location(uri: str) -> str | None:
-    """For `sqlite:///FILE.db`, the `artifacts` folder beside FILE (a file URI): MLflow's
-    default would be ./mlruns of whatever folder the command runs in. None for any other
-    URI (a tracking server stores artifacts itself, `--artifacts-destination`)."""
+def sqlite_database(uri: str) -> Path | None:
+    """The database file of `sqlite:///FILE.db` (absolute), None for any other URI."""
     scheme, sep, rest = uri.partition(":///")
     if scheme.split("+")[0].lower() != "sqlite":
         return None
     path = rest.split("?")[0]
     if not sep or not path or path.startswith(":memory:"):
         raise ExportError(f"MLflow at {uri}: give the database file, as sqlite:///FILE.db")
-    folder = Path(path).absolute().parent  # sqlite:///a.db is relative, sqlite:////a.db not
+    return Path(path).absolute()  # sqlite:///a.db is relative, sqlite:////a.db not
+
+
+def sqlite_artifact_location(uri: str) -> str | None:
+    """For `sqlite:///FILE.db`, the `artifacts` folder beside FILE (a file URI): MLflow's
+    default would be ./mlruns of whatever folder the command runs in. None for any other
+    URI (a tracking server stores artifacts itself, `--artifacts-destination`)."""
+    database = sqlite_database(uri)
+    if database is None:
+        return None
+    folder = database.parent
     if not folder.is_dir():
-        raise ExportError(f"MLflow at {uri}: the folder {folder} does not exist")
+        what = (
+            f"{folder} is not a folder"
+            if folder.exists()
+            else f"the folder {folder} does not exist"
+        )
+        raise ExportError(f"MLflow at {uri}: {what}")
     return (folder / "artifacts").as_uri()
+
+
+def check_sqlite_database(uri: str, database: Path) -> None:
+    """`ExportError` unless MLflow can write `database`: a file that is an SQLite database
+    (or empty), or none yet, in a folder where files can be created (SQLite writes its journal
+    beside the database). Checked before MLflow opens it, as MLflow retries a database it
+    cannot open for minutes (ten attempts with growing sleeps) before failing."""
+    where = f"MLflow at {display_uri(uri)}"
+    if database.exists() or database.is_symlink():
+        if not database.is_file():  # a folder, a FIFO (opening it would block), a dead link
+            raise ExportError(f"{where}: {database} is not a file")
+        try:
+            with database.open("r+b") as handle:  # opened for writing; nothing is written
+                head = handle.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise ExportError(f"{where}: cannot write {database} ({_os_reason(exc)})") from None
+        if head and head != SQLITE_MAGIC:
+            raise ExportError(f"{where}: {database} is not an SQLite database")
+    try:
+        with tempfile.TemporaryFile(dir=database.parent, prefix=".benchpress-"):
+            pass  # a file can be created beside the database
+    except OSError as exc:
+        raise ExportError(
+            f"{where}: cannot write in the folder {database.parent} ({_os_reason(exc)})"
+        ) from None
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def _reason(exc: BaseException, uri: str | None = None) -> str:
+    """A client's error as one bounded line for the export error: its message on one line,
+    `uri` shown as `display_uri` shows it, and credentials (`_secrets`) replaced by `***`
+    (a server may echo what it was sent)."""
+    text = str(exc)
+    if uri is not None:
+        text = text.replace(uri, display_uri(uri))
+    for secret in sorted(_secrets(uri), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    line = " ".join(text.split()) or type(exc).__name__  # its lines, and any runs of spaces
+    return line if len(line) <= MAX_REASON else line[: MAX_REASON - 3] + "..."
+
+
+def _secrets(uri: str | None) -> set[str]:
+    """The credentials a tracker's client may send: the trackers' keys in the environment, the
+    URI's password (as written and decoded), and each user:password pair as HTTP basic
+    authentication encodes it."""
+    found = [os.environ.get(name, "") for name in SECRET_ENV]
+    pairs = [
+        (os.environ.get("MLFLOW_TRACKING_USERNAME"), os.environ.get("MLFLOW_TRACKING_PASSWORD"))
+    ]
+    try:
+        parts = urlsplit(uri) if uri is not None else None
+        if parts is not None and parts.password is not None:
+            found += [parts.password, unquote(parts.password)]
+            pairs.append((unquote(parts.username or ""), unquote(parts.password)))
+    except ValueError:  # a port that is not a number: no credentials read from it
+        pass
+    for user, password in pairs:
+        if user is not None and password:
+            found.append(base64.b64encode(f"{user}:{password}".encode()).decode())
+    return {secret for secret in found if len(secret) >= 3}
 
 
 def _like_pattern(text: str) -> str:
@@ -159,9 +246,18 @@ def require_mlflow() -> None:
 
 def _experiment_id(client, name: str, artifact_location: str | None) -> str:
     """The experiment's id, created (artifacts at `artifact_location`) or restored if needed."""
+    from mlflow.exceptions import MlflowException  # deferred: the optional `mlflow` extra
+
     found = client.get_experiment_by_name(name)
     if found is None:
-        return client.create_experiment(name, artifact_location=artifact_location)
+        try:
+            return client.create_experiment(name, artifact_location=artifact_location)
+        except MlflowException as exc:  # created meanwhile by another client of the server
+            if exc.error_code != "RESOURCE_ALREADY_EXISTS":
+                raise
+            found = client.get_experiment_by_name(name)
+            if found is None:
+                raise
     if found.lifecycle_stage == "deleted":
         client.restore_experiment(found.experiment_id)
     return found.experiment_id
@@ -192,19 +288,23 @@ def log_to_mlflow(
     *,
     experiment: str = EXPERIMENT,
     criteria: str = "",
+    home: Path | None = None,
 ) -> str:
     """Log the checkpoints as one MLflow run named `run` and return its id.
 
     A run tracked before under the same name (tag `benchpress.run`) is replaced: the new run
     is written whole first, then the old one deleted, so re-tracking never piles up runs
     and a failure leaves the previous one. `uri` is a tracking server (`http://...`) or
-    `sqlite:///FILE.db` (no server; artifacts in `artifacts/` beside FILE)."""
+    `sqlite:///FILE.db` (no server; artifacts in `artifacts/` beside FILE), checked first
+    (`check_sqlite_database`) and written under a lock of `home/locks` (home: default
+    BENCHPRESS_HOME) by one process at a time. Any failure is an `ExportError`."""
     require_mlflow()
     from mlflow.entities import Metric, Param  # deferred: the optional `mlflow` extra
-    from mlflow.exceptions import MlflowException  # deferred: the optional `mlflow` extra
     from mlflow.tracking import MlflowClient  # deferred: the optional `mlflow` extra
 
+    where = f"MLflow at {display_uri(uri)}"
     artifacts = sqlite_artifact_location(uri)
+    database = sqlite_database(uri)
     now = int(time.time() * 1000)
     metrics = [
         Metric(key, value, now, checkpoint.step)
@@ -214,7 +314,13 @@ def log_to_mlflow(
     params = [Param("level", f"{level:g}"), *([Param("criteria", criteria)] if criteria else [])]
     tags = {RUN_TAG: run, SNAPSHOT_TAG: snapshot_pin}
     try:
-        with _quiet("mlflow", "alembic"), _environ(MLFLOW_DEFAULTS, MLFLOW_FORCED):
+        lock = nullcontext()
+        if database is not None:  # one writer at a time: a new database's tables too
+            lock_path = locking.lock_file("mlflow", str(database.resolve()), home)
+            lock = locking.held(lock_path, "the database is busy, not logged")
+        with lock, _quiet("mlflow", "alembic"), _environ(MLFLOW_DEFAULTS, MLFLOW_FORCED):
+            if database is not None:
+                check_sqlite_database(uri, database)
             client = MlflowClient(tracking_uri=uri)
             experiment_id = _experiment_id(client, experiment, artifacts)
             before = _runs_of(client, experiment_id, run)
@@ -234,10 +340,12 @@ def log_to_mlflow(
             client.set_terminated(run_id, "FINISHED")
             for old in before:
                 client.delete_run(old)
+    except ExportError:
+        raise
     except ImportError as exc:  # e.g. SQLAlchemy for sqlite:///
         raise MissingExtraError(f"{MLFLOW_EXTRA} ({exc.name or exc} is missing)") from None
-    except (MlflowException, OSError) as exc:  # requests' errors are OSErrors
-        raise ExportError(f"MLflow at {display_uri(uri)}: {exc}") from exc
+    except Exception as exc:  # MLflow's, requests', SQLAlchemy's, alembic's, a lock's
+        raise ExportError(f"{where}: {_reason(exc, uri)}") from exc
     return run_id
 
 
@@ -310,39 +418,40 @@ def log_to_wandb(
     )
     caller_run = wandb.run is not None
     try:
-        with _environ(defaults):
-            where = {} if os.environ.get("WANDB_DIR") else {"dir": str(home)}
-            if where:
-                home.mkdir(parents=True, exist_ok=True)
-            tracked = wandb.init(
-                project=project,
-                name=run,
-                mode=mode,
-                config={SNAPSHOT_TAG: snapshot_pin, RUN_TAG: run, "level": level}
-                | ({"criteria": criteria} if criteria else {}),
-                tags=["benchpress"],
-                notes=f"benchpress track: predicted scores of {run}'s checkpoints by snapshot "
-                f"{snapshot_pin}",
-                reinit="create_new",  # never finishes a run of the caller's own
-                settings=settings,
-                **where,
-            )
-            folder = Path(tracked.settings.sync_dir)
-            try:
-                for k, checkpoint in enumerate(checkpoints):
-                    values: dict[str, object] = dict(checkpoint.metrics())
-                    if plot is not None and k == len(checkpoints) - 1:
-                        values[PLOT_NAME] = _wandb_image(wandb, plot)
-                    tracked.log(values, step=checkpoint.step)
-            except BaseException:
-                tracked.finish(exit_code=1)  # marked failed, not left running
-                raise
-            tracked.finish()
-    except wandb.errors.Error as exc:
-        raise ExportError(f"W&B project {project}: {exc}") from exc
-    finally:
-        if not caller_run:
-            wandb.teardown()  # stops W&B's service process now, not at exit
+        try:
+            with _environ(defaults):
+                where = {} if os.environ.get("WANDB_DIR") else {"dir": str(home)}
+                if where:
+                    home.mkdir(parents=True, exist_ok=True)
+                tracked = wandb.init(
+                    project=project,
+                    name=run,
+                    mode=mode,
+                    config={SNAPSHOT_TAG: snapshot_pin, RUN_TAG: run, "level": level}
+                    | ({"criteria": criteria} if criteria else {}),
+                    tags=["benchpress"],
+                    notes=f"benchpress track: predicted scores of {run}'s checkpoints by "
+                    f"snapshot {snapshot_pin}",
+                    reinit="create_new",  # never finishes a run of the caller's own
+                    settings=settings,
+                    **where,
+                )
+                folder = Path(tracked.settings.sync_dir)
+                try:
+                    for k, checkpoint in enumerate(checkpoints):
+                        values: dict[str, object] = dict(checkpoint.metrics())
+                        if plot is not None and k == len(checkpoints) - 1:
+                            values[PLOT_NAME] = _wandb_image(wandb, plot)
+                        tracked.log(values, step=checkpoint.step)
+                except BaseException:
+                    tracked.finish(exit_code=1)  # marked failed, not left running
+                    raise
+                tracked.finish()
+        finally:
+            if not caller_run:
+                wandb.teardown()  # stops W&B's service process now, not at exit
+    except Exception as exc:  # W&B's errors, its service's, a folder it cannot write
+        raise ExportError(f"W&B project {project}: {_reason(exc)}") from exc
     return folder
 
 

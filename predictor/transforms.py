@@ -19,6 +19,10 @@ LINK_MODES: tuple[str, ...] = ("learned", "range")
 
 # Bound on the logit before the sigmoid: keeps inverse percent values strictly inside (0, 100).
 _MAX_LOGIT = 30.0
+# Past this logit a percent link is flat: within 0.1% of its span (a tenth of a point on
+# 0-100) of an asymptote, where an interval's ends no longer differ in what is shown.
+_SATURATED_SHARE = 1e-3
+_SATURATED_LOGIT = float(np.log((1.0 - _SATURATED_SHARE) / _SATURATED_SHARE))
 
 
 def validate_scales(scales: Sequence[str], n_columns: int) -> np.ndarray:
@@ -228,6 +232,51 @@ class ScaleTransform:
         out = np.where(self.is_percent_[columns], percent, warped)
         return np.clip(out, low[columns], high[columns])
 
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bottom, top) per column in z-space: beyond them `inverse` no longer moves, as it
+        reaches the valid range (and is clipped there) or, on a percent column whose link
+        has an asymptote inside the range, comes within `_SATURATED_SHARE` of its span of
+        that asymptote. An open end is infinite."""
+        _, lower, upper = self.ranges()
+        lo, hi = self.link()
+        span = np.where(hi > lo, hi - lo, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at_lower = np.clip((lower - lo) / span, 0.0, 1.0)
+            at_upper = np.clip((upper - lo) / span, 0.0, 1.0)
+            logit_lower = np.log(at_lower / (1.0 - at_lower))  # -inf below the asymptote
+            logit_upper = np.log(at_upper / (1.0 - at_upper))  # +inf above it
+        bottom = np.where(self.is_percent_, np.maximum(logit_lower, -_SATURATED_LOGIT), lower)
+        top = np.where(self.is_percent_, np.minimum(logit_upper, _SATURATED_LOGIT), upper)
+        return (bottom - self.mean_) / self.std_, (top - self.mean_) / self.std_
+
+    def onto_edges(self, z: np.ndarray) -> np.ndarray:
+        """`z` (last axis: the columns) with a centre beyond a column's `edges` moved onto
+        that edge: past it the link is flat or clipped, so the distance beyond it says nothing
+        of the score, and an interval or draws around the far centre would all land on one
+        value (a weak model's dollars clipped at $0, a percent link flat at its asymptote)."""
+        bottom, top = self.edges()
+        return np.clip(np.asarray(z, dtype=float), bottom, top)
+
+    def interval(self, z: np.ndarray, half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) in original units of the z-space interval `z` +- `half` (last axis:
+        the columns), never of zero width where `half` > 0.
+
+        Where the centre `z` lies inside the column's `edges` this is `inverse` of each end.
+        Where it lies beyond one, the interval is stated as far as it is known: around the
+        centre moved onto that edge (`onto_edges`), from the valid range's end on that side
+        (`[lower, inverse(bottom + half)]` below the bottom). `fold_in_draws` moves its draws
+        the same way, so their central range stays this interval."""
+        z, half = np.asarray(z, dtype=float), np.asarray(half, dtype=float)
+        centre = self.onto_edges(z)
+        low, high = self.inverse(centre - half), self.inverse(centre + half)
+        below, above = z < centre, z > centre
+        if not (below.any() or above.any()):
+            return low, high
+        _, lower, upper = self.ranges()
+        low = np.where(below, lower, low)
+        high = np.where(above, upper, high)
+        return low, high
+
     def ranges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(floor, lower, upper) per column; transforms restored from states written before
         floors and ranges existed get floor 0 and 0-100 / open ranges."""
@@ -308,8 +357,10 @@ def _learned_link(values, is_percent, floor, eps, ridge: float = 1e-3, min_cells
         design = np.column_stack([np.ones(len(rows)), factors[rows]])
         penalty = ridge * np.eye(design.shape[1])
         penalty[0, 0] = 0.0
-        hat = design @ np.linalg.solve(design.T @ design + penalty, design.T)
-        leverage = np.clip(np.diag(hat), 0.0, 0.99)
+        # the hat matrix design @ proj is never formed: it is cells x cells (4,000 models:
+        # 128 MB and 5e8 operations per column), its diagonal and products are cells x 3
+        proj = np.linalg.solve(design.T @ design + penalty, design.T)
+        leverage = np.clip(np.einsum("ij,ji->i", design, proj), 0.0, 0.99)
         vmin, vmax = float(x.min()), float(x.max())
         los = floor[j] + np.asarray(_LINK_STEPS) * (vmin - floor[j])
         his = 100.0 - np.asarray(_LINK_STEPS) * (100.0 - vmax)
@@ -319,7 +370,7 @@ def _learned_link(values, is_percent, floor, eps, ridge: float = 1e-3, min_cells
         # every candidate link at once: a column of y per (lo, hi), in the grid's order
         q = np.clip((x[:, None] - lo) / (hi - lo), eps, 1.0 - eps)
         y = np.log(q / (1.0 - q))
-        y_loo = y - (y - hat @ y) / (1.0 - leverage)[:, None]
+        y_loo = y - (y - design @ (proj @ y)) / (1.0 - leverage)[:, None]
         pred = lo + (hi - lo) / (1.0 + np.exp(-np.clip(y_loo, -30, 30)))
         err = np.mean(np.abs(np.clip(pred, 0.0, 100.0) - x[:, None]), axis=0)
         plain = (lo == floor[j]) & (hi == 100.0)

@@ -19,6 +19,20 @@ class ProbeScoreError(ValueError):
     benchmark outside the fit): the caller's input, so the CLI exits 2 as for any usage error."""
 
 
+class ReleaseDateError(ProbeScoreError):
+    """A release date outside the range a fit can use (`BenchPress.release_date_range`): its
+    models' dates widened by `predictor.side_information.DATE_MARGIN_MONTHS` either side.
+    Further out the date trend would be extrapolated. `earliest` and `newest` are the
+    allowed range as ISO days."""
+
+    def __init__(self, message: str, earliest: str, newest: str):
+        super().__init__(message)
+        self.earliest, self.newest = earliest, newest
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:  # whole across processes
+        return type(self), (str(self), self.earliest, self.newest)
+
+
 class FractionScoresWarning(UserWarning):
     """Probe scores that look like fractions (0-1) given where percentages are expected."""
 

@@ -8,7 +8,9 @@ never reaches a snapshot. Its schema is versioned on its own (`store_schema`).
   added, the snapshot whose benchmark ids its scores use, the model as its files name it).
 - `model_files`: the files each model was read from (path as given, sha256, tool).
 - `cells`: every row of the results frame read for the model (mapped or not), with its full
-  provenance (`predictor.results.frame.RESULT_SCHEMA`; `model` there is `source_model` here).
+  provenance (`predictor.results.frame.RESULT_SCHEMA`; `model` there is `source_model` here),
+  `limited` and `limit` included (schema 2): a smoke test's score is stored only when the
+  caller allows it (`--allow-limited`), and then says so.
 
 Every import is one transaction (all models of a `track` run or none). Names are data: only
 parameterised SQL touches them. Readers open the file read-only and never create it. A name
@@ -36,6 +38,7 @@ from predictor.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store
 from predictor.private import PROVENANCE_FIELDS
 from predictor.resolve import display_names
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
+from predictor.results.limited import limited_checked
 from predictor.snapshots import SnapshotError, default_stores, load_snapshot, resolve_version
 from warehouse.db import open_waiting, transaction
 
@@ -82,12 +85,17 @@ CREATE TABLE cells (
     file_sha256 VARCHAR
 );
 """
+# v2: whether a cell's run scored only part of the items (a smoke test kept with
+# --allow-limited), and the limit; cells stored before are NULL (not known to be limited)
+_SCHEMA_V2 = """
+ALTER TABLE cells ADD COLUMN limited BOOLEAN;
+ALTER TABLE cells ADD COLUMN "limit" VARCHAR;
+"""
 # (version, DDL) in order; a store written by a newer benchpress is refused, not guessed at
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1),)
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1), (2, _SCHEMA_V2))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 CELL_COLUMNS = ["model", "source_model", *[c for c in RESULT_SCHEMA if c != "model"]]
-_CELL_SQL = ", ".join(f'"{c}"' for c in CELL_COLUMNS)  # fixed names, never data
 
 
 class PrivateStoreError(RuntimeError):
@@ -342,6 +350,7 @@ def save_models(
     replace_run: str | None = None,
     home: Path | None = None,
     public: PublicNames | None = None,
+    allow_limited: bool = False,
 ) -> SaveReport:
     """Store `imports` in ONE transaction: all of them or, on any error, none.
 
@@ -349,11 +358,16 @@ def save_models(
     `replace_run`, every model of that run is dropped first (re-tracking a run replaces its
     checkpoints). A name that reads as a public model's is refused before anything is
     written (`LookalikeNameError`, see `check_public_lookalikes`; `public`: the snapshot's
-    `public_names`, read from the imports' snapshot when not given)."""
+    `public_names`, read from the imports' snapshot when not given). Scores of a run over
+    part of the items (a smoke test) are refused (`ResultsError` naming the file and the
+    limit) unless `allow_limited`; they are then stored with their `limited` and `limit`."""
     names = [check_name(item.name) for item in imports]
     if len(set(names)) != len(names):
         raise ValueError("the models to store must have distinct names")
     check_public_lookalikes(imports, public)
+    if not allow_limited:
+        for item in imports:
+            limited_checked(item.rows)  # raises naming the file and the limit
     added_at = datetime.now(UTC)
     with _writer(home) as con, transaction(con):
         dropped: list[str] = []
@@ -439,6 +453,19 @@ def list_models(home: Path | None = None, run: str | None = None) -> pl.DataFram
     return pl.DataFrame(rows, schema=MODEL_LIST_SCHEMA, orient="row")
 
 
+def _cell_select(con: duckdb.DuckDBPyConnection) -> str:
+    """`CELL_COLUMNS` as a select list; a column a store of an older schema lacks (read
+    without migrating it: readers never write) is NULL."""
+    present = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'cells'"
+        ).fetchall()
+    }
+    # fixed names, never data
+    return ", ".join(f'"{c}"' if c in present else f'NULL AS "{c}"' for c in CELL_COLUMNS)
+
+
 def model_cells(name: str, home: Path | None = None) -> pl.DataFrame:
     """Every stored row of one model with its provenance (`CELL_COLUMNS`), mapped rows
     first by benchmark, then the others by task; empty if there is no such model."""
@@ -448,7 +475,7 @@ def model_cells(name: str, home: Path | None = None) -> pl.DataFrame:
         if con is None:
             return pl.DataFrame(schema=schema)
         rows = con.execute(
-            f"SELECT {_CELL_SQL} FROM cells WHERE model = ? "
+            f"SELECT {_cell_select(con)} FROM cells WHERE model = ? "
             "ORDER BY status <> ?, benchmark_id, task, metric, file",
             [name, MAPPED],
         ).fetchall()

@@ -20,6 +20,7 @@ from predictor.cli.output import CommandError, no_scores_error, printable
 from predictor.resolve import UnknownNameError
 from predictor.results import parse_overrides
 from predictor.results.inputs import ResultInputs, summarise
+from predictor.results.limited import limited_checked
 from predictor.values import FractionScoresWarning
 
 
@@ -69,8 +70,12 @@ def check_distinct_benchmarks(
 
 
 def read_from(bp: BenchPress, args: argparse.Namespace):
-    """The results frame of the `--from` files on `bp`'s benchmark ids."""
-    return bp.read_results(args.from_paths, overrides=parse_overrides(args.maps))
+    """The results frame of the `--from` files on `bp`'s benchmark ids; scores of a run over
+    part of the items (a smoke test) refused unless `--allow-limited`, which says so in a
+    warning (`predictor.results.limited`)."""
+    frame = bp.read_results(args.from_paths, overrides=parse_overrides(args.maps))
+    allowed = getattr(args, "allow_limited", False)
+    return limited_checked(frame, allowed, getattr(args, "from_model", None))
 
 
 def inputs_from(bp: BenchPress, args: argparse.Namespace) -> ResultInputs | None:

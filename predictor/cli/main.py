@@ -20,13 +20,12 @@ from predictor.cli.output import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
-    printable,
     state_reason,
 )
 from predictor.extras import missing_extra
 from predictor.paths import benchpress_home, bundled_snapshot_dir
 from predictor.read_limits import limit_reads, limits_from_environment
-from predictor.text_safety import terminal_safe_output
+from predictor.text_safety import one_line, terminal_safe_output
 
 
 def version_text() -> str:
@@ -155,17 +154,18 @@ def _error_exit(exc: Exception, command: str) -> int | None:
     `benchpress` reports (its traceback is shown). A package of an extra that is not installed
     is said with the extra to install (exit 2), whichever command imported it."""
     # deferred: the error types' modules load numpy and Polars, which `benchpress --help` must not
-    from predictor.cli.errors import REPORTED, USAGE, ResultsError
+    from predictor.cli.errors import REPORTED, USAGE
 
     exc = missing_extra(exc, f"`benchpress {command}`") or exc
 
     if isinstance(exc, REPORTED):
-        # a results file's names are data: escaped, so the message stays one plain line
-        message = printable(exc) if isinstance(exc, ResultsError) else exc
-        print(f"benchpress: error: {message}", file=sys.stderr)
+        # names in a message are data (a results file's, a model's given on the command
+        # line): every control character escaped, newlines too, and the line bounded, so
+        # the message stays one plain line
+        print(f"benchpress: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, USAGE) else EXIT_FAILED
     if isinstance(exc, OSError):  # unreadable / unwritable paths (--out, BENCHPRESS_HOME, ...)
-        print(f"benchpress: error: {exc}", file=sys.stderr)
+        print(f"benchpress: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
     return None
 

@@ -147,8 +147,8 @@ def add_snapshot_options(parser: argparse.ArgumentParser) -> None:
 def add_from_options(
     parser: argparse.ArgumentParser, model_option: bool = True, from_help: str = FROM_HELP
 ) -> None:
-    """`--from PATH` (repeatable), `--map TASK=BENCHMARK` (repeatable) and, unless the
-    command uses `--model` for something else, `--model NAME`."""
+    """`--from PATH` (repeatable), `--map TASK=BENCHMARK` (repeatable), `--allow-limited`
+    and, unless the command uses `--model` for something else, `--model NAME`."""
     parser.add_argument(
         "--from", dest="from_paths", action="append", metavar="PATH", help=from_help
     )
@@ -161,6 +161,12 @@ def add_from_options(
         )
     parser.add_argument(
         "--map", dest="maps", action="append", metavar="TASK=BENCHMARK", help=MAP_HELP
+    )
+    parser.add_argument(
+        "--allow-limited",
+        action="store_true",
+        help="use scores of runs over part of the items (lm-eval's or Inspect's --limit, a "
+        "smoke test), with a warning; refused by default (a full run's score is preferred)",
     )
 
 
@@ -216,6 +222,8 @@ def check_from_options(args: argparse.Namespace) -> None:
         raise CommandError("--model chooses a model of the --from files; give --from PATH")
     if getattr(args, "maps", None):
         raise CommandError("--map applies to the --from files; give --from PATH")
+    if getattr(args, "allow_limited", False):
+        raise CommandError("--allow-limited applies to the --from files; give --from PATH")
 
 
 def from_args(args: argparse.Namespace) -> list[str]:
@@ -227,6 +235,8 @@ def from_args(args: argparse.Namespace) -> list[str]:
         argv += ["--map", item]
     if getattr(args, "from_model", None):
         argv += ["--model", args.from_model]
+    if getattr(args, "allow_limited", False):
+        argv.append("--allow-limited")
     return argv
 
 

@@ -279,6 +279,10 @@ def print_inputs(
         print(f"not run by the tool: {_names(inputs.not_run)}")
     if inputs.not_fitted:
         print(f"not in this snapshot's fit: {_names(inputs.not_fitted)}")
+    if inputs.limited:
+        print(f"smoke-test scores used (--allow-limited): {_names(inputs.limited)}")
+    if inputs.superseded:
+        print(f"smoke-test scores not used (a full run's are): {_names(inputs.superseded)}")
     for note in inputs.notes:
         print(f"note: {printable(note)}")
     if inputs.unmapped or inputs.subtasks:

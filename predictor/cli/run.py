@@ -10,6 +10,7 @@ imports nothing of the warehouse)."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -87,6 +88,8 @@ def print_plan(plan: RunPlan) -> None:
 def _follow_ups(args: argparse.Namespace, files: Sequence[str], maps: Sequence[str]) -> list:
     """The commands that use the run's files, as argument lists for `benchpress`."""
     sources = [a for f in files for a in ("--from", f)] + [a for m in maps for a in ("--map", m)]
+    # a smoke test's files: read as such on purpose (`cmd_run` asked --allow-limited to store)
+    sources += ["--allow-limited"] if args.limit is not None else []
     snapshot = ["--version", args.version] + (["--store", args.store] if args.store else [])
     side = [
         *(["--family", args.family] if args.family else []),
@@ -149,7 +152,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         include_path=args.include_path,
         bp=bp,
         timeout=args.timeout,
+        task_timeout=args.task_timeout,
     )
+    if not args.dry_run and plan.to_run:  # a plan is printed only if its tool can run it
+        tool.check_model_type(endpoint.model_type)
     print_plan(plan)
     if args.dry_run:
         return 0
@@ -183,7 +189,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         code = max(code, benchpress_main(command))
     if not any((args.predict, args.compare, args.add, args.track)):
         print(f"probe scores: {', '.join(f'{b}={v:g}' for b, v in scores.items())}")
-        print(f"predict from them: benchpress predict --from {printable(plan.out)}")
+        # a line that works as printed: your own tasks mapped, a smoke test's scores allowed
+        argv = ["--from", str(plan.out), *(a for m in maps for a in ("--map", m))]
+        argv += ["--allow-limited"] if args.limit is not None else []
+        print(f"predict from them: benchpress predict {printable(shlex.join(argv))}")
     return EXIT_FAILED if scores.failed else code
 
 
@@ -249,7 +258,15 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
         "--timeout",
         type=float,
         metavar="SECONDS",
-        help="longest one request may take (default: BENCHPRESS_MODEL_TIMEOUT, else 120)",
+        help="longest one request may wait for the server, per read, and the endpoint check "
+        "in all (default: BENCHPRESS_MODEL_TIMEOUT, else 120)",
+    )
+    run.add_argument(
+        "--task-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="longest one task may run, in a process of its own killed past it (default: 10 "
+        "x the plan's estimate for the task, at least 1 h, 12 h if unsized; 0: none)",
     )
     run.add_argument("--dry-run", action="store_true", help="print the plan and stop")
     run.add_argument("--predict", action="store_true", help="then print the predictions")

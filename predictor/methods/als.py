@@ -294,7 +294,8 @@ class LowRankCompleter:
         """(low, high) for a new model, using the same CV half-widths as `predict_interval`."""
         self._no_side(features, group)
         row = self._check_row(row)
-        low, high = self._interval_from_z(self._fold_in_z(row), level)
+        # never of zero width for a new model (`ScaleTransform.interval`)
+        low, high = self.transform_.interval(self._fold_in_z(row), self.interval_halfwidth_z(level))
         if keep_observed:
             known = ~np.isnan(row)
             low, high = np.where(known, row, low), np.where(known, row, high)

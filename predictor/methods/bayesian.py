@@ -51,6 +51,7 @@ import numpy as np
 
 from predictor.methods.base import SIDE_KEYWORDS, Placement
 from predictor.methods.bayesian_batch import BatchFoldIn
+from predictor.methods.bayesian_many import fold_in_predictive_many
 from predictor.methods.bayesian_placement import bayes_placement
 from predictor.methods.bayesian_state import export_state, restore_state
 from predictor.methods.common import (
@@ -146,9 +147,16 @@ class _DenseLayout:
         sum_j w_ij (y_ij - p_i . q_j) x_j, with wy = w * y (cells observed in the row).
 
         The offset term is expanded into matrix products, so no per-cell target is formed.
+        The scattered weights are kept for `normal_cols` and for another call on the same
+        `weight` and `wy` objects (a sweep's draw of the unknown features).
         """
-        w, wy = self.dense(weight), self.dense(wy)
-        self._cache = (w, wy)
+        source = getattr(self, "_source", None)
+        if source is not None and source[0] is weight and source[1] is wy:
+            w, wy = self._cache
+        else:
+            self._source = (weight, wy)  # held, so their identities cannot be reused
+            w, wy = self.dense(weight), self.dense(wy)
+            self._cache = (w, wy)
         d, r = x_cols.shape[-1], q_cols.shape[-1]
         n_pairs = d * (d + 1) // 2
         prod = w @ np.concatenate([_outer(x_cols), _outer_pair(q_cols, x_cols)], axis=2)
@@ -1127,6 +1135,17 @@ class BayesianCompleter:
         z_row, var = self._fold_in_z(row, features, group)
         return z_row, np.sqrt(var + self.new_model_noise_ * self.benchmark_noise_)
 
+    def fold_in_predictive_many(
+        self,
+        rows: np.ndarray,
+        features: np.ndarray | None = None,
+        groups: Sequence[str | None] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`fold_in_predictive` of every row of `rows` (n, m), with `features` (n, f) and
+        `groups` (n) per row, in stacked numpy operations (`bayesian_many`): (mean, scale)
+        (n, m). The fold-in calibration of thousands of held-out models runs on it."""
+        return fold_in_predictive_many(self, rows, features, groups, _FOLD_IN_REWEIGHTS)
+
     def fold_in_interval(
         self,
         row: np.ndarray,
@@ -1168,7 +1187,8 @@ class BayesianCompleter:
     ) -> tuple[np.ndarray, np.ndarray]:
         noise = self.new_model_noise_ * self.benchmark_noise_
         half = self._halfwidth(var, noise, level) * self._calibration_factor(row, level, features)
-        low, high = self.transform_.inverse(z_row - half), self.transform_.inverse(z_row + half)
+        # never of zero width: a centre past a bound or a flat link (`ScaleTransform.interval`)
+        low, high = self.transform_.interval(z_row, half)
         if keep_observed:
             known = ~np.isnan(row)
             low, high = np.where(known, row, low), np.where(known, row, high)
@@ -1360,7 +1380,8 @@ class BayesianCompleter:
         noise = np.sqrt(self.new_model_noise_ * self.benchmark_noise_)
         deviation = mean_fn - z_mean + noise * rng.standard_normal((n_draws, m))
         mixing = np.sqrt(rng.chisquare(float(self.nu), size=(n_draws, 1)) / float(self.nu))
-        z = z_mean + scale * deviation / mixing
+        # a centre past a column's edge sits on it, as in `ScaleTransform.interval`
+        z = self.transform_.onto_edges(z_mean) + scale * deviation / mixing
         values = self.transform_.inverse(z)
         known = ~np.isnan(row)
         values[:, known] = row[known]

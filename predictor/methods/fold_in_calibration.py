@@ -12,7 +12,7 @@ taken as released on the fit's newest date.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,9 @@ class FoldInCalibration:
     levels: tuple[float, ...] = LEVELS
     release_factors: Table | None = None
     release_residuals: tuple[int, ...] | None = None
+    # where it came from, not what it is (never stored, never compared): the key of the
+    # `BENCHPRESS_CALIBRATION_CACHE` entry it was read from, None when computed
+    cache_key: str | None = field(default=None, compare=False)
 
     def stratum(self, n_known: int) -> int:
         """Index of the evidence stratum of a model with `n_known` known scores."""

@@ -22,13 +22,17 @@ NOT_RUN = "not_run"  # the tool says the metric was not computed (HELM's -1)
 # set by `BenchPress.read_results`: the benchmark is ours, but the loaded snapshot's fit does
 # not hold it (too few models scored it to be a probe); benchmark_id and score are kept
 NOT_FITTED = "not_fitted"
+# set by `read_results` (`predictor.results.limited`): a score of a run over part of the items
+# (the tool's `limit`, a smoke test) where a full run of the same model scored the benchmark
+# too; benchmark_id and score are kept, the full run's score is the one used
+LIMITED = "limited"
 
 RESULT_SCHEMA: dict[str, pl.DataType] = {
     "model": pl.String,  # the model as the file names it
     "benchmark_id": pl.String,  # our canonical id; null unless status is mapped or not_fitted
     "score": pl.Float64,  # in the benchmark's unit (percent benchmarks: 0-100)
     "stderr": pl.Float64,  # standard error in the same unit (measurement noise), if given
-    "status": pl.String,  # mapped | unmapped | other_metric | not_run | not_fitted
+    "status": pl.String,  # mapped | unmapped | other_metric | not_run | not_fitted | limited
     "task": pl.String,  # the tool's task or evaluation name
     "metric": pl.String,  # the metric key as written (`acc,none`, `accuracy`, ...)
     "raw_score": pl.Float64,  # the value as written
@@ -43,6 +47,10 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     "evaluated_at": pl.String,  # ISO 8601 when the file says
     "file": pl.String,  # the path as given
     "file_sha256": pl.String,
+    # the run scored only part of the task's items (lm-eval's `config.limit`, Inspect's
+    # `eval.config.limit`): a smoke test's score, refused unless `--allow-limited`
+    "limited": pl.Boolean,
+    "limit": pl.String,  # the limit as the tool recorded it (`2`, `0.1`, `10-20`), if any
 }
 
 
@@ -77,6 +85,8 @@ class RawResult:
     evaluated_at: str | None = None
     lower_is_better: bool | None = None
     benchmark_id: str | None = None  # set by readers whose files name our ids (tidy)
+    limit: str | None = None  # the run's item limit as recorded (`2`, `0.1`, `10-20`)
+    limited: bool = False  # the limit left out items of this task: a smoke test's score
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

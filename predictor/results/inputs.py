@@ -18,14 +18,16 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from predictor.results.frame import MAPPED, NOT_FITTED, NOT_RUN, OTHER_METRIC, UNMAPPED
+from predictor.results.frame import LIMITED, MAPPED, NOT_FITTED, NOT_RUN, OTHER_METRIC, UNMAPPED
+from predictor.results.limited import describe
 from predictor.results.probes import SAME_SCORE, model_rows, models_in, probe_scores
 
 USED_COLUMNS = (
     "benchmark_id", "score", "stderr", "task", "metric", "raw_score", "unit", "n", "n_shot",
     "note", "format", "tool", "tool_version", "file",
 )  # fmt: skip
-READ_COLUMNS = ("model", "status", "group", *USED_COLUMNS)
+READ_COLUMNS = ("model", "status", "group", *USED_COLUMNS, "limited", "limit")
+OPTIONAL_COLUMNS = ("limited", "limit")  # absent from frames written before they were added
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,10 @@ class ResultInputs:
     not_run: list[str] = field(default_factory=list)  # tasks the tool did not compute
     not_fitted: list[str] = field(default_factory=list)  # "benchmark (task)"
     notes: list[str] = field(default_factory=list)  # "benchmark: note" of the scores used
+    # "benchmark (2 items per task, FILE)": scores used from a run over part of the items
+    # (only when the caller allowed them), and limited scores a full run's score replaced
+    limited: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
 
     @property
     def units_known(self) -> bool:
@@ -63,6 +69,8 @@ class ResultInputs:
             "not_run": self.not_run,
             "not_fitted": self.not_fitted,
             "notes": self.notes,
+            "limited": self.limited,
+            "superseded_limited": self.superseded,
         }
 
 
@@ -101,6 +109,8 @@ def _summary(
     for r in by_status.get(NOT_FITTED, ()):
         not_fitted.setdefault(r["benchmark_id"], r["task"])
     shown = [{name: r[name] for name in USED_COLUMNS} for r in used.values()]
+    limited = [_limited(r) for r in used.values() if r["limited"]]
+    superseded = _unique(_limited(r) for r in by_status.get(LIMITED, ()))
     return ResultInputs(
         model=model,
         files=files,
@@ -113,12 +123,25 @@ def _summary(
         not_run=_unique(r["task"] for r in by_status.get(NOT_RUN, ())),
         not_fitted=[b if t == b else f"{b} ({t})" for b, t in not_fitted.items()],
         notes=_unique(f"{r['benchmark_id']}: {r['note']}" for r in shown if r["note"]),
+        limited=limited,
+        superseded=superseded,
     )
+
+
+def _limited(row: dict[str, object]) -> str:
+    """`gpqa_diamond (2 items per task, FILE)`: a limited run's score and where it is from."""
+    limit = describe(str(row["limit"])) if row["limit"] is not None else "a limited run"
+    return f"{row['benchmark_id']} ({limit}, {row['file']})"
 
 
 def _records(frame: pl.DataFrame) -> list[dict[str, object]]:
     """The frame's rows as dicts of `READ_COLUMNS` (columns to lists: no query to plan)."""
-    columns = [frame[name].to_list() for name in READ_COLUMNS]
+    columns = [
+        frame[name].to_list()
+        if name in frame.columns or name not in OPTIONAL_COLUMNS
+        else [None] * frame.height
+        for name in READ_COLUMNS
+    ]
     return [dict(zip(READ_COLUMNS, values, strict=True)) for values in zip(*columns, strict=True)]
 
 

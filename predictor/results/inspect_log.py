@@ -9,7 +9,9 @@ One row per (scorer, metric) of `results.scores`: the metric key is `<scorer>/<m
 than the default `mean` (a task reducing epochs several ways, e.g. `verify/pass_at_1/mean`).
 A `stderr` metric is not a row: it is the stderr of its sibling metrics. `n` is the scorer's
 scored samples (older logs: the completed samples), the time Inspect's `eval.created`, the
-version the log's `packages.inspect_ai` (else the installed Inspect's).
+version the log's `packages.inspect_ai` (else the installed Inspect's). An eval run with a
+`limit` (`eval.config.limit`) that left out samples of its dataset marks its rows `limited`
+(a smoke test's scores: `predictor.results.limited`).
 
 A log that did not finish (`status` other than `success`) or holds no results is refused,
 naming the status and what to do.
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult
+from predictor.results.limited import limit_text
 from predictor.results.paths import ResultFile
 from predictor.scratch import sweep_orphans
 
@@ -427,6 +430,8 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
     shots = [task_args.get(k) for k in SHOT_ARGS if k in task_args]
     n_shot = next((s for s in shots if isinstance(s, int) and not isinstance(s, bool)), None)
     config = getattr(spec, "config", None)
+    limit = limit_text(getattr(config, "limit", None))
+    limited = _limited(getattr(config, "limit", None), getattr(spec, "dataset", None))
     results = log.results
     rows: dict[str, RawResult] = {}
     for index, score in enumerate(results.scores):
@@ -456,13 +461,14 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
                 n=n,
                 n_shot=n_shot,
                 evaluated_at=spec.created,
+                limit=limit,
+                limited=limited,
                 extra={
                     "scorer": score.scorer,
                     "reducer": score.reducer,
                     "eval_id": getattr(spec, "eval_id", None),
                     "run_id": getattr(spec, "run_id", None),
                     "task_version": getattr(spec, "task_version", None),
-                    "limit": getattr(config, "limit", None),
                     "epochs": getattr(config, "epochs", None),
                     "tool_version_from": version_from,
                 },
@@ -477,6 +483,23 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
                 )
             rows[name] = row
     return list(rows.values())
+
+
+def _limited(limit: object, dataset: object) -> bool:
+    """Whether the eval's `limit` (a count, or a `(start, stop)` range of the dataset's
+    samples) left out samples: not when the dataset is known to fit within it."""
+    if limit is None:
+        return False
+    samples = getattr(dataset, "samples", None)
+    if not isinstance(samples, int) or isinstance(samples, bool):
+        return True
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        return limit < samples
+    if isinstance(limit, list | tuple) and len(limit) == 2:
+        start, stop = limit
+        whole = isinstance(start, int) and isinstance(stop, int) and start <= 0 and stop >= samples
+        return not whole
+    return True
 
 
 def _stderr(metrics) -> float | None:

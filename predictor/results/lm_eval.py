@@ -7,7 +7,8 @@ score is used as a benchmark score only where the reviewed table maps the group 
 `leaderboard_bbh`); its subtasks stay `unmapped` and name the group they were run under.
 
 Kept from the file: `n-samples` (effective count; a group's `sample_count`, else the sum over
-its tasks), `n-shot`, `higher_is_better`, `lm_eval_version`, `date` (ISO 8601 UTC) and the
+its tasks), `n-shot`, `higher_is_better`, `lm_eval_version`, `date` (ISO 8601 UTC), the run's
+`config.limit` (rows `limited` where it left out items: `predictor.results.limited`) and the
 model as written (`model_name`, else the model argument of `config.model_args`, else the model
 type). One derived row: where a task reports both `prompt_level_strict_acc` and
 `inst_level_strict_acc`, `strict_acc_mean` is their mean, the number the Open LLM Leaderboard
@@ -26,6 +27,7 @@ from datetime import UTC, datetime
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult, checked_count
 from predictor.results.jsonio import repeated_objects
+from predictor.results.limited import limit_text
 from predictor.results.paths import ResultFile, check_size
 
 FORMAT = "lm_eval"
@@ -319,7 +321,7 @@ class _Context:
         self.tool_version = version if isinstance(version, str) else None
         self.evaluated_at = _iso_time(doc.get("date"))
         config = _mapping(doc.get("config"))
-        self.limit = config.get("limit")
+        self.limit = limit_text(config.get("limit"))
 
     def rows(self, task: str, entry: dict) -> list[RawResult]:
         values: dict[str, tuple[str, float | None, float | None]] = {}
@@ -335,14 +337,13 @@ class _Context:
             values[key] = (metric, value, stderr)
         derived = self._derived(values)
         n_shot = self._shots(task)
+        limited = self._limited(task)
         rows = []
         for key, (metric, value, stderr) in {**values, **derived}.items():
             filter_name = key.partition(",")[2]
             extra: dict[str, object] = {"filter": filter_name, "alias": entry.get("alias")}
             if task in self.subtasks:
                 extra["is_group"] = True
-            if self.limit is not None:
-                extra["limit"] = self.limit
             if task in self.versions:
                 extra["task_version"] = self.versions[task]
             if key in derived:
@@ -363,10 +364,25 @@ class _Context:
                     group=self.parents.get(task),
                     evaluated_at=self.evaluated_at,
                     lower_is_better=self._lower(task, metric),
+                    limit=self.limit,
+                    limited=limited,
                     extra=extra,
                 )
             )
         return rows
+
+    def _limited(self, task: str) -> bool:
+        """Whether the run's `config.limit` left out items of the task (of a group: of any of
+        its tasks); not when `n-samples` shows every item scored (a limit above the task's
+        size), nor without a limit."""
+        if self.limit is None:
+            return False
+        for leaf in self.leaves(task):
+            counts = _mapping(self.n_samples.get(leaf))
+            original, effective = counts.get("original"), counts.get("effective")
+            if not (_is_count(original) and _is_count(effective) and effective >= original):
+                return True
+        return False
 
     def _value(self, raw: object, where: str) -> float | None:
         if raw is None or raw == NOT_COMPUTED:

@@ -207,6 +207,8 @@ def map_rows(
                 "evaluated_at": raw.evaluated_at,
                 "file": file.path,
                 "file_sha256": sha256,
+                "limited": raw.limited,
+                "limit": raw.limit,
             }
         )
     return rows

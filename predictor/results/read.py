@@ -15,6 +15,7 @@ from predictor.results import detect as detection
 from predictor.results import helm
 from predictor.results.errors import ResultsError
 from predictor.results.frame import RawResult, result_frame
+from predictor.results.limited import mark_superseded
 from predictor.results.mapping import Overrides, map_rows
 from predictor.results.paths import MAX_FILE_BYTES, ResultFile, expand_paths, read_file
 
@@ -90,8 +91,10 @@ def read_results(
 
     Every row of every file is kept: `status` says whether it is usable (`mapped`, with our
     `benchmark_id` and `score` in the benchmark's unit) or why not (`unmapped`,
-    `other_metric`, `not_run`). A file that cannot be read raises `ResultsError` naming it;
-    nothing is returned then (all files or none)."""
+    `other_metric`, `not_run`, `limited`: a smoke test's score where a full run of the same
+    model scored the benchmark too). Rows of a run over part of the items are marked
+    `limited` (`predictor.results.limited`). A file that cannot be read raises `ResultsError`
+    naming it; nothing is returned then (all files or none)."""
     files, runs = _helm_runs(expand_paths(paths))
     rows: list[dict[str, object]] = []
     for path in files:
@@ -107,4 +110,4 @@ def read_results(
             raws = helm.read_run(read)
             _one_model(raws, str(folder), "helm")
             rows.extend(map_rows(raws, helm.primary_file(read), overrides))
-    return result_frame(rows)
+    return mark_superseded(result_frame(rows))

@@ -7,18 +7,88 @@ sample limit is there is not run again.
 
 Model types are Inspect providers: `vllm`, `hf`, `ollama`, ... run `PROVIDER/MODEL`;
 `openai-api` runs any OpenAI-compatible endpoint as `openai-api/endpoint/MODEL`, with the
-URL and key handed over as Inspect reads them (`ENDPOINT_BASE_URL`, `ENDPOINT_API_KEY`)."""
+URL and key handed over as Inspect reads them (`ENDPOINT_BASE_URL`, `ENDPOINT_API_KEY`).
+
+A provider's own Python package (`openai` for `openai-api`, `vllm`, ...: the `inspect` extra
+brings it) is checked before the first task, not found missing by every task in turn; the
+model goes to Inspect as a one-item list, as a string it would be split at its commas into
+several models; Inspect's messages are shown without their Rich console markup."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from predictor.extras import MissingExtraError, install_hint
+from predictor.runs.redact import plain_text
 from predictor.runs.settings import INSPECT_SERVICE, Endpoint
-from predictor.runs.staging import publish, staging_folder, task_folder
+from predictor.runs.staging import discard, publish, staging_folder, task_folder
 
 TOOL = "inspect"
+EXTRA = "inspect"  # the extra that installs Inspect and the client of its OpenAI providers
+# Inspect's providers -> the Python packages (distribution, module) each needs
+# (inspect_ai/model/_providers/providers.py); `openai` is in the `inspect` extra
+_OPENAI = (("openai", "openai"),)
+PROVIDER_PACKAGES: dict[str, tuple[tuple[str, str], ...]] = {
+    **dict.fromkeys(
+        (
+            "openai",
+            "openai-api",
+            "openai-api-completions",
+            "vllm",
+            "vllm-completions",
+            "sglang",
+            "ollama",
+            "llama-cpp-python",
+            "together",
+            "fireworks",
+            "openrouter",
+            "deepseek",
+            "moonshot",
+            "meta",
+            "litellm-proxy",
+            "sambanova",
+            "perplexity",
+            "cloudflare",
+            "hf-inference-providers",
+        ),
+        _OPENAI,
+    ),
+    "anthropic": (("anthropic", "anthropic"),),
+    "google": (("google-genai", "google.genai"),),
+    "mistral": (("mistralai", "mistralai"),),
+    "groq": (("groq", "groq"),),
+    "grok": (("xai-sdk", "xai_sdk"),),
+    "azureai": (("azure-ai-inference", "azure.ai.inference"),),
+    "hf": (("torch", "torch"), ("transformers", "transformers"), ("accelerate", "accelerate")),
+    "transformer_lens": (("transformer-lens", "transformer_lens"),),
+    "nnterp": (("nnterp", "nnterp"),),
+}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing (azure), or blocked
+        return False
+
+
+def check_provider(model_type: str) -> None:
+    """`MissingExtraError` naming what to install when the provider's Python package is not
+    there (a provider not in `PROVIDER_PACKAGES` is left for Inspect to resolve)."""
+    provider = model_type.partition("/")[0]
+    missing = [d for d, m in PROVIDER_PACKAGES.get(provider, ()) if not _installed(m)]
+    if not missing:
+        return
+    names = ", ".join(missing)
+    package = "package" if len(missing) == 1 else "packages"
+    install = install_hint(EXTRA) if missing == ["openai"] else f"pip install {' '.join(missing)}"
+    raise MissingExtraError(
+        f"Inspect's {provider} provider needs the Python {package} {names}, which "
+        f"{'is' if len(missing) == 1 else 'are'} not installed: {install}"
+    )
 
 
 def inspect_model(endpoint: Endpoint) -> str:
@@ -40,7 +110,9 @@ class InspectTool:
         self.include_path = [Path(p) for p in include_path]
 
     def check_model_type(self, model_type: str) -> None:
-        """Inspect resolves its providers when it runs (a wrong one fails the first task)."""
+        """The provider's own package, before any task (Inspect resolves the provider itself
+        when it runs: a wrong name fails the first task)."""
+        check_provider(model_type)
 
     def known(self, task: str) -> bool:
         return True  # Inspect resolves registry names and task files when it runs them
@@ -84,7 +156,7 @@ class InspectTool:
 
         staging = staging_folder(out, task)
         kwargs: dict[str, Any] = {
-            "model": inspect_model(endpoint),
+            "model": [inspect_model(endpoint)],  # a string is split at its commas
             "log_dir": str(staging),
             "log_format": "eval",
             "limit": limit,
@@ -101,12 +173,20 @@ class InspectTool:
         spec = task
         if "@" in task and not Path(task.partition("@")[0]).is_absolute():
             spec = _in_include_path(task, self.include_path)
-        logs = inspect_eval(spec, **kwargs)
-        if not logs or logs[0].status != "success":
-            error = getattr(logs[0], "error", None) if logs else None
-            message = getattr(error, "message", None) or "the task did not finish"
-            raise RuntimeError(f"Inspect: {message}")
-        return publish(staging, "*.eval", out, task)
+        with discard(staging):  # a failed task's log (errors quoting the server) goes too
+            try:
+                logs = inspect_eval(spec, **kwargs)
+            except Exception as error:
+                message = str(error)
+                if plain_text(message) == " ".join(message.split()):
+                    raise
+                # Inspect's words for its Rich console ([bold]ERROR[/bold]: ...), as plain text
+                raise RuntimeError(f"Inspect: {plain_text(message)}") from error
+            if not logs or logs[0].status != "success":
+                error = getattr(logs[0], "error", None) if logs else None
+                message = getattr(error, "message", None) or "the task did not finish"
+                raise RuntimeError(f"Inspect: {plain_text(message)}")
+            return publish(staging, "*.eval", out, task)
 
 
 def _in_include_path(task: str, include_path: Sequence[Path]) -> str:

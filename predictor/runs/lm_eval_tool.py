@@ -21,8 +21,8 @@ from typing import Any
 from predictor.results.errors import ResultsError
 from predictor.results.jsonio import load_json
 from predictor.results.paths import read_file
-from predictor.runs.settings import Endpoint, SettingsError, format_model_args
-from predictor.runs.staging import publish, staging_folder, task_folder
+from predictor.runs.settings import Endpoint, SettingsError
+from predictor.runs.staging import discard, publish, staging_folder, task_folder
 
 TOOL = "lm_eval"
 
@@ -109,6 +109,7 @@ class LmEvalTool:
             return None
         want_version = self.version(task)
         name = endpoint.model_args.get("model") or endpoint.model_args.get("pretrained")
+        name = None if name is None else str(name)
         for path in files:
             doc = _read_json(path)
             config = doc.get("config") or {}
@@ -139,7 +140,9 @@ class LmEvalTool:
         tracker = EvaluationTracker(output_path=str(staging))
         kwargs: dict[str, Any] = {
             "model": endpoint.model_type,
-            "model_args": format_model_args(endpoint.model_args),
+            # a dict, never the `k=v,...` string: no value (the model's name, a URL) can add
+            # arguments of its own, such as another base_url
+            "model_args": dict(endpoint.model_args),
             "tasks": [task],
             "task_manager": self.manager,
             "limit": limit,
@@ -149,11 +152,12 @@ class LmEvalTool:
         if endpoint.chat:
             kwargs["apply_chat_template"] = True
         kwargs.update(options)
-        results = simple_evaluate(**kwargs)
-        if not results or task not in (results.get("results") or {}):
-            raise RuntimeError(f"lm-eval returned no results for {task}")
-        tracker.save_results_aggregated(results=results, samples=None)
-        return publish(staging, "results_*.json", out, task)
+        with discard(staging):  # a failed task leaves nothing behind
+            results = simple_evaluate(**kwargs)
+            if not results or task not in (results.get("results") or {}):
+                raise RuntimeError(f"lm-eval returned no results for {task}")
+            tracker.save_results_aggregated(results=results, samples=None)
+            return publish(staging, "results_*.json", out, task)
 
 
 def _doc_tokens(task, doc) -> int:

@@ -55,6 +55,9 @@ class RunPlan:
     tasks: list[PlannedTask]
     tokens_per_second: float = TOKENS_PER_SECOND
     settings: dict[str, str] = field(default_factory=dict)  # shown, never the key
+    # seconds one task may run (0: no deadline), None: derived from the task's estimate
+    # (`predictor.runs.isolation.task_deadline`)
+    task_timeout: float | None = None
 
     @property
     def to_run(self) -> list[PlannedTask]:

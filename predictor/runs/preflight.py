@@ -1,17 +1,27 @@
 """Before the first task: is the endpoint up, and does it take the key? One request to the
 server's model list (`GET <server>/v1/models`, which vLLM, llama.cpp, SGLang and OpenAI
 all answer), so a wrong URL or key fails in a second with one line naming the setting,
-instead of after lm-eval has loaded its tasks and retried every request."""
+instead of after lm-eval has loaded its tasks and retried every request.
+
+No redirect is followed: a 3xx answer is an error naming the URL it points to (following it
+would send the key to another host, or from https to http). Messages never show the key.
+
+The check is held to a total deadline, the request timeout (`--timeout`, at most
+`PREFLIGHT_SECONDS`), not only per read: a server that drips its answer a byte at a time
+fails it within that many seconds (`predictor.runs.isolation.RequestDeadline`)."""
 
 from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from predictor.runs.isolation import HTTP_ERRORS, RequestDeadline
+from predictor.runs.redact import redact
 from predictor.runs.settings import KEY_ENV, Endpoint
 
 ROUTES = ("/v1/completions", "/v1/chat/completions", "/completions", "/chat/completions")
+PREFLIGHT_SECONDS = 30.0  # the longest the check may take, whatever --timeout says
 
 
 class EndpointError(RuntimeError):
@@ -31,22 +41,48 @@ def models_url(base_url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path + "/models", "", ""))
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the 3xx answer comes back as an `HTTPError`."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
 def check_endpoint(endpoint: Endpoint) -> None:
     """Raise `EndpointError` unless the endpoint answers its model list with the key."""
     if not endpoint.is_api or not endpoint.base_url:
         return
+    try:
+        _check(endpoint)
+    except EndpointError as error:  # a server's or a library's words may quote the key
+        raise EndpointError(redact(str(error), endpoint.api_key)) from None
+
+
+def _check(endpoint: Endpoint) -> None:
     url = endpoint.base_url
     if urlsplit(url).scheme not in ("http", "https"):
         raise EndpointError(
             f"model endpoint {url!r} ({endpoint.base_url_origin}) is not an http(s) URL"
         )
-    request = urllib.request.Request(models_url(url), method="GET")
+    asked = models_url(url)
+    request = urllib.request.Request(asked, method="GET")
     if endpoint.api_key:
         request.add_header("Authorization", f"Bearer {endpoint.api_key}")
+    seconds = min(endpoint.timeout, PREFLIGHT_SECONDS)
+    deadline = RequestDeadline(seconds)  # in all, not per read
+    opener = urllib.request.build_opener(_NoRedirect, *deadline.handlers())
     try:
-        with urllib.request.urlopen(request, timeout=min(endpoint.timeout, 30.0)) as response:
+        with deadline, opener.open(request, timeout=seconds) as response:
             response.read(1 << 16)
     except urllib.error.HTTPError as error:
+        if 300 <= error.code < 400:
+            target = error.headers.get("Location") if error.headers else None
+            where = f" to {urljoin(asked, target)}" if target else ""
+            raise EndpointError(
+                f"model endpoint {url} ({endpoint.base_url_origin}) answered {asked} with a "
+                f"redirect (HTTP {error.code}){where}: benchpress follows no redirect (it "
+                "would send the key elsewhere); give the endpoint's own URL"
+            ) from None
         if error.code in (401, 403):
             hint = f"check {KEY_ENV}" if endpoint.api_key else f"set {KEY_ENV}"
             raise EndpointError(
@@ -58,8 +94,19 @@ def check_endpoint(endpoint: Endpoint) -> None:
                 f"{error.code}: the server is not ready"
             ) from None
         # 404 and the like: a server without a model list; the first task will tell
-    except (urllib.error.URLError, OSError) as error:
+    except (urllib.error.URLError, *HTTP_ERRORS) as error:
+        if deadline.expired:
+            raise _too_slow(endpoint, seconds) from None
         reason = getattr(error, "reason", error)
         raise EndpointError(
             f"cannot reach the model endpoint {url} ({endpoint.base_url_origin}): {reason}"
         ) from None
+    if deadline.expired:  # the answer was cut short
+        raise _too_slow(endpoint, seconds)
+
+
+def _too_slow(endpoint: Endpoint, seconds: float) -> EndpointError:
+    return EndpointError(
+        f"model endpoint {endpoint.base_url} ({endpoint.base_url_origin}) did not answer its "
+        f"model list within {seconds:g} s (--timeout, BENCHPRESS_MODEL_TIMEOUT)"
+    )

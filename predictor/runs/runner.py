@@ -8,19 +8,26 @@ The one-argument form runs the model of that name on the endpoint of the setting
 (`BENCHPRESS_MODEL_BASE_URL`, `BENCHPRESS_MODEL_TYPE`, `BENCHPRESS_MODEL_API_KEY`, see
 `predictor.runs.settings`) with the default runnable probe set of the default snapshot.
 
-Order of work: the plan (`plan_probe_run`; nothing is sent), one request to check the
-endpoint, then one task at a time, each task's native file in `<out>/<task>/` as it finishes.
+Order of work: the plan (`plan_probe_run`; nothing is sent), the checks that need no request
+(the output folder is created and written to, the tool's model type and its packages), one
+request to check the endpoint (no redirect followed; a deadline in all), then one task at a
+time, each in a process of its own held to a deadline and, on an endpoint, a memory cap
+(`predictor.runs.isolation`), each task's native file in `<out>/<task>/` as it finishes. The
+key never shows: what the tools write to stdout and stderr while they run, and every failure
+recorded, has it redacted (`***`).
 A task that fails is recorded with its error and the others go on; the scores then come
 from fewer probes (`ProbeScores.failed`). Re-running resumes: finished tasks are read, not
-run. Scores of a run with `limit` are marked `limited` (a smoke test, not the model's scores).
+run. Scores of a run with `limit` are marked `limited` (a smoke test, not the model's scores)
+and its files go to `<out>/limited-<N>/<task>/` (`staging.run_folder`), apart from a full
+run's; `bp.predict` refuses them unless `allow_limited=True`.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +39,32 @@ from predictor.results.inputs import summarise
 from predictor.results.read import read_results
 from predictor.results.runnable import preferred_tasks
 from predictor.runs.inspect_tool import InspectTool
+from predictor.runs.isolation import (
+    check_task_timeout,
+    describe_task_timeout,
+    run_task,
+    task_deadline,
+)
 from predictor.runs.lm_eval_tool import LmEvalTool
 from predictor.runs.plan import TOKENS_PER_SECOND, RunPlan, plan_task
 from predictor.runs.preflight import check_endpoint
+from predictor.runs.redact import plain_text, redact, redacted_output
 from predictor.runs.settings import (
-    INSPECT_SERVICE,
     Endpoint,
     SettingsError,
     env_task_overrides,
+    format_model_args,
     resolve_endpoint,
 )
-from predictor.runs.staging import STAGING
+from predictor.runs.staging import STAGING, run_folder
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.probes import runnable_tool
 
 HARNESSES = {"lm_eval": LmEvalTool, "inspect": InspectTool}
 RUNS_DIR = "runs"  # under BENCHPRESS_HOME: a folder per model
+# the tools' options benchpress sets from the endpoint: another value would send the requests
+# (and the key) somewhere the plan does not show
+ENDPOINT_OPTIONS = frozenset({"model", "model_args", "model_base_url"})
 
 
 class ProbeScores(dict):
@@ -142,9 +159,11 @@ def plan_probe_run(
     bp=None,
     timeout: float | None = None,
     tokens_per_second: float = TOKENS_PER_SECOND,
+    task_timeout: float | None = None,
 ) -> tuple[RunPlan, Endpoint, Any]:
     """The plan of a run, the endpoint it talks to and the tool; nothing is sent."""
     tool_name = runnable_tool(harness)
+    task_timeout = check_task_timeout(task_timeout)
     if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
         raise SettingsError(f"limit must be a positive number of items, got {limit!r}")
     if bp is None:
@@ -161,7 +180,8 @@ def plan_probe_run(
     if unknown:
         where = ", ".join(str(f) for f in folders) or "lm-eval's own tasks"
         raise SettingsError(f"task {unknown[0]!r} is not in {where}: check --include-path")
-    folder = Path(out).expanduser() if out is not None else default_out(model)
+    # a run with a limit (a smoke test) has a folder of its own: <out>/limited-<N>
+    folder = run_folder(Path(out).expanduser() if out is not None else default_out(model), limit)
     planned = [
         plan_task(
             tool_name,
@@ -175,6 +195,7 @@ def plan_probe_run(
         for benchmark, (task, own) in chosen.items()
     ]
     settings = {"model_args": _shown_args(endpoint), "timeout": f"{endpoint.timeout:g} s"}
+    settings["task_timeout"] = describe_task_timeout(task_timeout)
     if endpoint.base_url:
         settings["endpoint"] = f"{endpoint.base_url} ({endpoint.base_url_origin})"
     if endpoint.api_key:
@@ -188,12 +209,13 @@ def plan_probe_run(
         planned,
         tokens_per_second,
         settings,
+        task_timeout,
     )
     return plan, endpoint, tool
 
 
 def _shown_args(endpoint: Endpoint) -> str:
-    return ",".join(f"{k}={v}" for k, v in endpoint.model_args.items())
+    return format_model_args(endpoint.model_args)
 
 
 def _include_paths(value) -> list[Path]:
@@ -207,25 +229,6 @@ def _include_paths(value) -> list[Path]:
     return folders
 
 
-@contextmanager
-def _tool_environment(endpoint: Endpoint, harness: str) -> Iterator[None]:
-    """Hand the key (and Inspect's endpoint URL) to the tool through its environment for
-    the run, and put the environment back afterwards."""
-    values = endpoint.key_environment(harness)
-    if harness == "inspect" and endpoint.model_type == "openai-api" and endpoint.base_url:
-        values[f"{INSPECT_SERVICE.upper()}_BASE_URL"] = endpoint.base_url
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def execute_plan(
     plan: RunPlan,
     endpoint: Endpoint,
@@ -236,26 +239,33 @@ def execute_plan(
 ) -> ProbeScores:
     """Run what the plan has still to run and read every probe's scores back.
 
+    Each task runs in a process of its own, held to its deadline and, on an endpoint, to a
+    memory cap; the key reaches only that process (`predictor.runs.isolation`).
     `on_task(benchmark, task, outcome)` is told each outcome (`done`, `failed: ...`)."""
     files: dict[str, Path] = {t.benchmark: t.done for t in plan.tasks if t.done is not None}
     resumed = list(files)
     failed: dict[str, str] = {}
     todo = plan.to_run
-    if todo:
+    options = dict(options or {})
+    if todo:  # everything that needs no request first: nothing is sent before it holds
+        _check_options(options)
+        check_out(plan.out)
         tool.check_model_type(endpoint.model_type)
         check_endpoint(endpoint)
+    key = endpoint.api_key
     bar = _overall_bar(len(todo), progress)
     try:
-        with _tool_environment(endpoint, plan.harness):
+        with redacted_output(key):
             for item in todo:
                 bar.set_postfix_str(item.task)
+                deadline = task_deadline(item.tokens, plan.tokens_per_second, plan.task_timeout)
                 try:
-                    files[item.benchmark] = tool.run(
-                        endpoint, item.task, plan.out, plan.limit, options or {}
+                    files[item.benchmark] = run_task(
+                        tool, endpoint, item.task, plan.out, plan.limit, options, deadline
                     )
                     outcome = "done"
                 except Exception as error:  # noqa: BLE001 - one task's failure must not stop the others
-                    failed[item.benchmark] = _one_line(error)
+                    failed[item.benchmark] = _one_line(error, key)
                     outcome = f"failed: {failed[item.benchmark]}"
                 bar.update(1)
                 if on_task is not None:
@@ -265,6 +275,31 @@ def execute_plan(
         with suppress(OSError):  # empty once every task moved its files out
             (plan.out / STAGING).rmdir()
     return read_back(plan, files, failed, resumed)
+
+
+def _check_options(options: Mapping[str, Any]) -> None:
+    taken = sorted(ENDPOINT_OPTIONS & set(options))
+    if taken:
+        raise SettingsError(
+            f"{taken[0]}: set by benchpress from the endpoint the plan shows; give the model "
+            "type and arguments (model_type, model_args) instead"
+        )
+
+
+def check_out(folder: Path) -> None:
+    """Create the run's folder and write a file in it (then remove it), so a path that is a
+    file or cannot be written fails with its name before any request is sent."""
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise SettingsError(f"--out {folder}: is a file, not a folder")
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
+            pass
+    except (NotADirectoryError, FileExistsError):
+        raise SettingsError(f"--out {folder}: a part of the path is a file, not a folder") from None
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise SettingsError(f"--out {folder}: cannot write there ({reason})") from None
 
 
 def read_back(
@@ -300,15 +335,19 @@ def _empty_frame() -> pl.DataFrame:
     return result_frame([])
 
 
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
+def _one_line(error: BaseException, key: str | None = None) -> str:
+    """A task's error as one plain line, the key redacted (before the line is cut short)."""
+    text = redact(plain_text(str(error)), key) or type(error).__name__
     return text[:300]
 
 
 def _overall_bar(total: int, enabled: bool):
     from tqdm import tqdm  # deferred: a progress bar only when running tasks
 
-    return tqdm(total=total, desc="probe tasks", unit="task", disable=not enabled or not total)
+    class Bar(tqdm):
+        monitor_interval = 0  # no monitor thread: each task's process is forked from this one
+
+    return Bar(total=total, desc="probe tasks", unit="task", disable=not enabled or not total)
 
 
 def run_probe_benchmarks(
@@ -324,6 +363,7 @@ def run_probe_benchmarks(
     include_path: str | Path | Sequence[str | Path] | None = None,
     bp=None,
     timeout: float | None = None,
+    task_timeout: float | None = None,
     progress: bool = True,
     **harness_options: Any,
 ) -> ProbeScores:
@@ -337,8 +377,12 @@ def run_probe_benchmarks(
     `BENCHPRESS_MODEL_API_KEY`. `tasks`: benchmark -> task of your own (with `include_path`,
     lm-eval's option). `out`: where each task's native file is written (default
     `BENCHPRESS_HOME/runs/<model>`); re-running resumes. `limit`: items per task, for a smoke
-    test (the scores are marked `limited`). `harness_options` go to `lm_eval.simple_evaluate`
-    or `inspect_ai.eval` (e.g. `batch_size=8`, `num_fewshot=0`)."""
+    test (the scores are marked `limited`). `timeout`: seconds one request may wait for the
+    server (per read; the endpoint check is held to it in all). `task_timeout`: seconds one
+    task may run, in its own process, killed past it (default: 10 times the plan's estimate
+    for it, at least an hour; 0: none); a task on an endpoint also has a 768 MiB memory cap.
+    `harness_options` go to `lm_eval.simple_evaluate` or `inspect_ai.eval` (e.g.
+    `batch_size=8`, `num_fewshot=0`)."""
     plan, endpoint, tool = plan_probe_run(
         model,
         probes,
@@ -351,5 +395,6 @@ def run_probe_benchmarks(
         include_path=include_path,
         bp=bp,
         timeout=timeout,
+        task_timeout=task_timeout,
     )
     return execute_plan(plan, endpoint, tool, harness_options, progress)

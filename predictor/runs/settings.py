@@ -8,12 +8,16 @@ the endpoint settings of the environment.
 - `BENCHPRESS_MODEL_API_KEY`: the key. It reaches the tool only through the tool's own
   environment variable (lm-eval writes `model_args` into its results file), and is never
   printed or written by benchpress;
-- `BENCHPRESS_MODEL_TIMEOUT`: seconds one request may take (default 120);
+- `BENCHPRESS_MODEL_TIMEOUT`: seconds one request may wait for the server, per read, and the
+  endpoint check in all (default 120); a task's deadline is `--task-timeout`;
 - `BENCHPRESS_PROBE_TASKS`: `benchmark=task,...`, tasks of the team's own that run those
   probes instead of the mapped ones (as `--task`), found in `BENCHPRESS_TASK_INCLUDE_PATH`
   (folders separated by the path separator, as lm-eval's `--include_path`).
 
-lm-eval's `model_args` are `key=value` pairs separated by commas, as on its command line."""
+`--model-args` are `key=value` pairs separated by commas, as on lm-eval's command line; the
+tool gets them as a dict (values typed as lm-eval types them), never as that string, so a
+value (the model's name above all) cannot add arguments of its own. The plan shows them in
+that spelling, quoting a value that holds `,`, `=` or quotes."""
 
 from __future__ import annotations
 
@@ -105,7 +109,34 @@ def env_task_overrides(env: Mapping[str, str] | None = None) -> tuple[dict[str, 
 
 
 def format_model_args(args: Mapping[str, object]) -> str:
-    return ",".join(f"{key}={value}" for key, value in args.items())
+    """The arguments as `key=value,...`, for people: a value that holds a separator (`,`,
+    `=`), a quote or outer spaces is quoted, so the text reads as the arguments used."""
+    return ",".join(f"{key}={_shown_value(value)}" for key, value in args.items())
+
+
+def _shown_value(value: object) -> str:
+    text = str(value)
+    plain = text and text == text.strip() and not any(c in text for c in ",='\"")
+    return text if plain or not isinstance(value, str) else repr(text)
+
+
+def typed_value(text: str) -> object:
+    """A `--model-args` value typed as lm-eval types its command line's (`true` -> True,
+    `none` -> None, `8` -> 8, `0.5` -> 0.5, a quoted value -> the text inside the quotes)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    lower = text.lower()
+    if lower in ("true", "false"):
+        return lower == "true"
+    if lower == "none":
+        return None
+    if text.lstrip("+-").isdigit():
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _timeout(env: Mapping[str, str], given: float | None) -> float:
@@ -177,13 +208,17 @@ def resolve_endpoint(
             f"no model type: pass --model-type (e.g. local-completions, hf, vllm, dummy) "
             f"or set {TYPE_ENV}"
         )
-    # lm-eval takes a string of key=value pairs; Inspect passes values (even a function,
-    # e.g. mockllm's custom_outputs) to its provider as they are
-    args: dict[str, object] = (
-        {str(k): v if harness == "inspect" else str(v) for k, v in model_args.items()}
-        if isinstance(model_args, Mapping)
-        else dict(parse_model_args(model_args))
-    )
+    # both tools get a dict: values given as a mapping as they are (Inspect passes even a
+    # function, e.g. mockllm's custom_outputs, to its provider); parsed from text, typed as
+    # lm-eval's command line types them for lm-eval, as text for Inspect
+    args: dict[str, object]
+    if isinstance(model_args, Mapping):
+        args = {str(k): v for k, v in model_args.items()}
+    else:
+        parsed = parse_model_args(model_args)
+        args = (
+            dict(parsed) if harness == "inspect" else {k: typed_value(v) for k, v in parsed.items()}
+        )
     for secret in ("api_key", "auth_token"):
         if secret in args:
             raise SettingsError(
@@ -234,8 +269,8 @@ def _lm_eval_args(
         # vLLM's server (and the like) tokenizes for lm-eval: nothing to download
         if kind == "local-completions":
             out.setdefault("tokenizer_backend", "remote")
-        out.setdefault("timeout", f"{timeout:g}")
-        out.setdefault("max_retries", str(MAX_RETRIES))
+        out.setdefault("timeout", int(timeout) if timeout.is_integer() else timeout)
+        out.setdefault("max_retries", MAX_RETRIES)
     elif "pretrained" not in out and "model" not in out:
         out["pretrained"] = model
     return out

@@ -91,8 +91,8 @@ PINNED: dict[str, ProbeSet] = {
         lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
         inspect=("gpqa_diamond", "mmlu_pro", "truthfulqa", "ifeval", "gsm8k"),
     ),
-    # 2026.12.07.1, the main bundled snapshot (`BenchPress.load()`)
-    "ebc0e58245d92eebc72ec64636694cdf749130b7778fb0ffa6f88e7cdf98ccbb": ProbeSet(
+    # 2026.12.07.2, the main bundled snapshot (`BenchPress.load()`)
+    "a808aa50db22e6d50d12fb8f7c1181c40df46066528b025a8803a9615fa174e6": ProbeSet(
         default=("gpqa_diamond", "livebench_paraphrase", "livebench_olympiad", "mmlu", "arc_agi_1"),
         low_cost=(
             "gpqa_diamond",
@@ -101,13 +101,13 @@ PINNED: dict[str, ProbeSet] = {
             "mmlu",
             "bullshit_pushback",
         ),
-        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "gsm8k"),
+        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "aime_2024"),
         lm_eval_chat=(
             "gpqa_diamond",
-            "open_llm_math_lvl5",
-            "mmlu_pro",
-            "aime_2025",
             "bigbench_hard",
+            "aime_2025",
+            "mmlu_pro",
+            "open_llm_math_lvl5",
         ),
         inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "hellaswag"),
     ),

@@ -21,6 +21,7 @@ from typing import Any
 from predictor.api import BenchPress, FractionScoresWarning
 from predictor.private import PrivateModel
 from predictor.resolve import UnknownNameError
+from predictor.text_safety import quoted
 from predictor.trust.profiles import PROFILES, profile
 from predictor.trust.suspicious import DEFAULT_THRESHOLD
 from predictor.web import figures, params, picker, private, uploads
@@ -72,7 +73,8 @@ def _known_model(
         if found is None:
             known = ", ".join(m.name for m in models[:10]) or "none"
             raise ApiError(
-                status, f"no private model {name[len(private.PREFIX) :]!r}; private models: {known}"
+                status,
+                f"no private model {quoted(name[len(private.PREFIX) :])}; private models: {known}",
             )
         return found
     try:
@@ -521,7 +523,9 @@ def run(catalog: Catalog, query: Params, name: str) -> dict[str, Any]:
     found = every.get(name)
     if found is None:
         known = ", ".join(sorted(every)[:10]) or "none"
-        raise not_found(f"no run {name!r}; runs: {known} (create one: {private.TRACK_COMMAND})")
+        raise not_found(
+            f"no run {quoted(name)}; runs: {known} (create one: {private.TRACK_COMMAND})"
+        )
     wanted = query if params.names(query, "targets") else {"targets": picker.DEFAULT_PROFILE}
     chosen, listed = picker.parse_targets(bench, wanted)
     targets = (

@@ -13,6 +13,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl
 
+from predictor.text_safety import quoted
 from predictor.web.api import UPLOAD_PATH
 from predictor.web.errors import ApiError
 from predictor.web.params import MAX_PARAMS
@@ -100,7 +101,9 @@ def json_params(data: bytes) -> list[tuple[str, object]]:
     try:
         body = json.loads(data.decode("utf-8"), object_pairs_hook=unique_object)
     except DuplicateKey as exc:
-        raise ApiError(400, f"request body: key {exc.key!r} is given more than once") from None
+        raise ApiError(
+            400, f"request body: key {quoted(exc.key)} is given more than once"
+        ) from None
     except RecursionError:
         raise ApiError(400, "request body is not valid JSON (nested too deeply)") from None
     except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, int digit limit

@@ -38,7 +38,12 @@ import anyio
 import anyio.to_thread
 
 from predictor.paths import benchpress_home
-from predictor.read_limits import READ_MEMORY_BYTES, READ_SECONDS
+from predictor.read_limits import (
+    READ_MEMORY_BYTES,
+    READ_SECONDS,
+    cap_data_segment,
+    data_segment_bytes,
+)
 from predictor.scratch import sweep_orphans
 from predictor.web.logs import log
 
@@ -474,13 +479,6 @@ def parse_in_worker(
 
 
 # ------------------------------------------------------------------------ the worker's side
-def _vm_data() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmData:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 def _read_exact(stream: Any, size: int) -> bytes:
     parts, got = [], 0
     while got < size:
@@ -528,7 +526,7 @@ def worker_main() -> None:
         with contextlib.suppress(ResultsError):
             read_result_bytes(name, sample)
     gc.freeze()  # the imported modules: never scanned again by the collector
-    base = _vm_data()
+    base = data_segment_bytes()
     unlimited = resource.getrlimit(resource.RLIMIT_DATA)
 
     def send(header: dict[str, Any], payload: bytes = b"") -> None:
@@ -542,7 +540,7 @@ def worker_main() -> None:
             (length,) = _LEN.unpack(_read_exact(inbox, _LEN.size))
             job = json.loads(_read_exact(inbox, length))
             memory = int(job["memory"])
-            resource.setrlimit(resource.RLIMIT_DATA, (base + memory, unlimited[1]))
+            cap_data_segment(memory, base)
             answer: dict[str, Any]
             payload = b""
             try:

@@ -3,6 +3,7 @@ exactly, and computed again whenever anything it depends on differs."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,8 +12,16 @@ import pytest
 
 from predictor import calibration_cache
 from predictor.calibration import calibrate_fold_in
-from predictor.calibration_cache import CACHE_ENV, Unnamed, calibration_key
+from predictor.calibration_cache import (
+    CACHE_ENV,
+    ENTRY_FORMAT,
+    MAX_ENTRY_BYTES,
+    CalibrationCacheWarning,
+    Unnamed,
+    calibration_key,
+)
 from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.fold_in_calibration import FACTOR_RANGE, FoldInCalibration
 from tests.support.shared_home import SUITE_SETTINGS
 
 
@@ -98,7 +107,8 @@ def test_a_damaged_or_foreign_entry_is_computed_again_and_replaced(
     for damage in (b'{"factors": [[', b"x" * (2 << 20), json.dumps({"factors": [[9.0]]}).encode()):
         entry.write_bytes(damage)
         assert calibrate() == first
-        assert json.loads(entry.read_bytes())["factors"] == [list(r) for r in first.factors]
+        stored = json.loads(entry.read_bytes())["calibration"]
+        assert stored["factors"] == [list(r) for r in first.factors]
     assert len(computed) == 4
 
 
@@ -126,3 +136,79 @@ def test_keys_name_plain_values_only() -> None:
 
 def test_the_suite_keeps_its_cache_setting_in_every_test_environment() -> None:
     assert CACHE_ENV in SUITE_SETTINGS
+
+
+# ------------------------------------------------------------ issue 38: a planted entry
+def _doubled(first: FoldInCalibration) -> dict[str, object]:
+    """`first` with every factor doubled (within the allowed range, as the planted entry of
+    the red team was) and enough residuals claimed behind each."""
+    stored = dataclasses.asdict(first)
+    stored.pop("cache_key")
+    stored["factors"] = [[min(2 * f, FACTOR_RANGE[1]) for f in row] for row in first.factors]
+    return stored
+
+
+def test_a_planted_entry_is_not_used(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    computed = counting(monkeypatch)
+    first = calibrate()
+    (entry,) = cache.glob("*.json")
+    key = entry.stem
+    doubled = _doubled(first)
+    many = {**doubled, "residuals": [10_000] * len(first.residuals)}
+    planted = {
+        # the red team's entry: the calibration's own fields, doubled (no key)
+        "old format": json.dumps(doubled).encode(),
+        "another key": json.dumps(
+            {"format": ENTRY_FORMAT, "key": "0" * 64, "calibration": many}
+        ).encode(),
+        "factors without residuals": json.dumps(
+            {"format": ENTRY_FORMAT, "key": key, "calibration": doubled}
+        ).encode(),
+        "too large": json.dumps(doubled).encode() + b" " * (MAX_ENTRY_BYTES + 1),
+        "other levels": json.dumps(
+            {"format": ENTRY_FORMAT, "key": key, "calibration": {**many, "levels": [0.9] * 9}}
+        ).encode(),
+    }
+    for label, document in planted.items():
+        entry.write_bytes(document)
+        assert calibrate() == first, label
+        assert calibrate().factors == first.factors, label
+        assert json.loads(entry.read_bytes())["key"] == key, label  # computed and replaced
+    assert len(computed) == 1 + len(planted)
+    # the one entry used is the one that names its key and checks out; the fit says it was
+    entry.write_bytes(
+        json.dumps({"format": ENTRY_FORMAT, "key": key, "calibration": many}).encode()
+    )
+    entry.chmod(0o644)
+    used = calibrate()
+    assert used.cache_key == key and used.factors != first.factors
+    # ... unless others may write to it
+    entry.chmod(0o666)
+    assert calibrate() == first
+    assert len(computed) == 2 + len(planted)
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770])
+def test_a_folder_others_can_write_to_is_refused_with_a_warning(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, mode: int
+) -> None:
+    computed = counting(monkeypatch)
+    first = calibrate()
+    assert first.cache_key is None  # computed
+    (entry,) = cache.glob("*.json")
+    assert oct(cache.stat().st_mode & 0o777) == "0o700"  # created private
+    entry.write_bytes(
+        json.dumps(
+            {"format": ENTRY_FORMAT, "key": entry.stem, "calibration": _doubled(first)}
+        ).encode()
+    )
+    cache.chmod(mode)
+    who = "group and others" if mode == 0o777 else "group"
+    with pytest.warns(CalibrationCacheWarning) as caught:
+        again = calibrate()
+    assert [str(w.message) for w in caught] == [
+        f"{CACHE_ENV} folder {cache} is not used: it is writable by {who} (mode {mode:o}; make "
+        f"it private: chmod go-w {cache}); the calibration is computed"
+    ]
+    assert again == first and again.cache_key is None
+    assert len(computed) == 2

@@ -92,7 +92,7 @@ def test_an_unknown_hub_name_lists_the_bundled_ones() -> None:
         BenchPress.from_pretrained("microsoft/benchpress-v9")
     assert str(caught.value) == (
         "unknown pretrained snapshot 'microsoft/benchpress-v9'; bundled: "
-        'microsoft/benchpress-v1 (or give a version such as 2026.12.07.1, "latest" or a '
+        'microsoft/benchpress-v1 (or give a version such as 2026.12.07.2, "latest" or a '
         "snapshot directory)"
     )
 

@@ -104,8 +104,8 @@ def test_endpoint_from_settings_keeps_the_key_out_of_model_args() -> None:
         "model": "new-model-v1",
         "base_url": "http://127.0.0.1:8000/v1/completions",
         "tokenizer_backend": "remote",
-        "timeout": "30",
-        "max_retries": "3",
+        "timeout": 30,
+        "max_retries": 3,
     }
     assert endpoint.base_url_origin == "BENCHPRESS_MODEL_BASE_URL"
     assert endpoint.key_environment("lm_eval") == {"OPENAI_API_KEY": "sk-secret"}

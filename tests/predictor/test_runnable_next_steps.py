@@ -217,6 +217,7 @@ def test_what_the_inspect_command_writes_predict_reads_back(
     task = shlex.split(line)[2]
     log = json.loads(INSPECT_LOG.read_text(encoding="utf-8"))  # a real log, another task
     log["eval"]["task"] = task
+    log["eval"]["config"]["limit"] = None  # it ran 5 samples: a smoke test `predict` refuses
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "2026-02-01T10-00-00_gpqa-diamond.json").write_text(json.dumps(log))
     monkeypatch.chdir(tmp_path)

@@ -43,6 +43,23 @@ default, or until the server stops, then get no answer), `fail_after=N` with `fa
 (completion requests after the first N get that status, 500 by default). "Completion
 requests" are those to /v1/completions and /v1/chat/completions that passed the key check.
 
+Hostile variants, for tests of what a client lets out: `redirect_to=URL` (every request is
+answered `redirect_status`, 302 by default, with `Location: URL<the request's path>`: a client
+that follows it sends its request, and its Authorization header, to that URL) and
+`echo_authorization=True` (completion requests that passed the key check get `echo_status`,
+500 by default, with an error message that quotes the Authorization header received, as a
+careless proxy's error page does).
+
+Misbehaviours, for tests of a client's deadlines and memory cap (`benchpress run`'s task
+processes): `drip_models=True` (GET /v1/models is answered one byte every `drip_interval`
+seconds, 1 s by default, its status line and headers included: a per-read timeout never
+trips), `drip_after=N` with `drip_count` (completion requests after the first N, the next
+`drip_count` of them or all, are answered the same way), `huge_answer_bytes=N` (completion
+requests get a 200 answer of N bytes, written as it goes: one choice whose `text` is that
+long and that has no `logprobs`) and `nonfinite_logprobs=VALUE` (every log-prob a completion
+answers, `token_logprobs` and `top_logprobs`, is VALUE: NaN or an infinity, written as
+Python's json module writes them, `NaN`, `Infinity`).
+
 Every request is logged (`requests`: method, path, status, the Authorization header as
 received, the JSON payload), so tests can see what a client sent and that a key reached the
 server. Pytest fixtures: tests/support/openai_server_fixtures.py; lm-eval run against it:
@@ -245,6 +262,11 @@ class OpenAIServer:
     fail_after / fail_with: completion requests after the first `fail_after` get `fail_with`.
     max_model_len: longer prompts (plus max_tokens) are refused with 400, as by vLLM.
     cue: where the log-prob model expects `answer(...)` to follow (see the module docstring).
+    redirect_to / redirect_status: every request is redirected to `redirect_to` + its path.
+    echo_authorization / echo_status: completion requests get `echo_status` with a body that
+        quotes the Authorization header received.
+    drip_models / drip_after / drip_count / drip_interval, huge_answer_bytes,
+        nonfinite_logprobs: the misbehaviours of the module docstring.
     """
 
     def __init__(
@@ -262,6 +284,16 @@ class OpenAIServer:
         cue: str = "Answer:",
         host: str = "127.0.0.1",
         port: int = 0,
+        redirect_to: str | None = None,
+        redirect_status: int = 302,
+        echo_authorization: bool = False,
+        echo_status: int = 500,
+        drip_models: bool = False,
+        drip_after: int | None = None,
+        drip_count: int | None = None,
+        drip_interval: float = 1.0,
+        huge_answer_bytes: int | None = None,
+        nonfinite_logprobs: float | None = None,
     ) -> None:
         if key_scope not in ("all", "v1"):
             raise ValueError(f"key_scope is 'all' or 'v1', not {key_scope!r}")
@@ -275,6 +307,19 @@ class OpenAIServer:
         self.fail_with = fail_with
         self.max_model_len = max_model_len
         self.cue = cue
+        # hostile variants (the module docstring)
+        self.redirect_to = redirect_to
+        self.redirect_status = redirect_status
+        self.echo_authorization = echo_authorization
+        self.echo_status = echo_status
+        # misbehaviours (the module docstring)
+        self.drip_models = drip_models
+        self.drip_after = drip_after
+        self.drip_count = drip_count
+        self.drip_interval = drip_interval
+        self.huge_answer_bytes = huge_answer_bytes
+        self.nonfinite_logprobs = nonfinite_logprobs
+        self._drip_seen = 0  # completion requests counted for drip_after
         self._address = (host, port)
         self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
@@ -397,6 +442,19 @@ class OpenAIServer:
         with self._lock:
             self._log.append(record)
 
+    def _drips(self, path: str) -> bool:
+        """Whether this answer is dripped (`drip_models`, `drip_after` / `drip_count`)."""
+        if path == "/v1/models":
+            return self.drip_models
+        if path not in COMPLETION_PATHS or self.drip_after is None:
+            return False
+        with self._lock:
+            seen = self._drip_seen
+            self._drip_seen += 1
+        if seen < self.drip_after:
+            return False
+        return self.drip_count is None or seen < self.drip_after + self.drip_count
+
     def _register(self, sock: socket.socket, thread: threading.Thread) -> bool:
         with self._lock:
             if self._stopping.is_set():
@@ -518,6 +576,8 @@ class OpenAIServer:
             }
             if logprobs is not None:
                 choice["logprobs"] = self._logprobs(prompt_ids, gen_ids, echo, int(logprobs))
+                if self.nonfinite_logprobs is not None:
+                    _make_nonfinite(choice["logprobs"], self.nonfinite_logprobs)
             choices.append(choice)
             prompt_total += len(prompt_ids)
             completion_total += len(gen_ids)
@@ -708,6 +768,9 @@ def _handler_class(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             path = urlsplit(self.path).path.rstrip("/") or "/"
             record = RequestRecord(method, path, self.headers.get("Authorization"))
             server._record(record)
+            if server.redirect_to is not None:
+                self._redirect(record)
+                return
             try:
                 body = self._read_body()
                 if body:
@@ -734,6 +797,17 @@ def _handler_class(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                     raise ApiError(400, "the body must be a JSON object")
                 if path in COMPLETION_PATHS and not self._fault(record):
                     return
+                if path in COMPLETION_PATHS and server.echo_authorization:
+                    raise ApiError(
+                        server.echo_status,
+                        f"upstream refused the request (headers: Authorization: "
+                        f"{record.authorization})",
+                        "InternalServerError",
+                        server.echo_status,
+                    )
+                if path in COMPLETION_PATHS and server.huge_answer_bytes is not None:
+                    self._send_huge(record, server.huge_answer_bytes)
+                    return
                 answer = route(payload)
             except ApiError as error:
                 self._send(record, error.status, _error_body(error))
@@ -741,6 +815,9 @@ def _handler_class(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             except Exception as error:  # a bug here or in a test's answer(): a 500 to see
                 failure = ApiError(500, f"{type(error).__name__}: {error}", "InternalServerError")
                 self._send(record, 500, _error_body(failure))
+                return
+            if server._drips(path):
+                self._drip(record, 200, answer)
                 return
             self._send(record, 200, answer)
 
@@ -790,7 +867,70 @@ def _handler_class(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        # ---- hostile variants (the module docstring)
+
+        def _redirect(self, record: RequestRecord) -> None:
+            """Answer `redirect_status` towards `redirect_to` + the request's path."""
+            self._read_body()
+            record.status = server.redirect_status
+            self.send_response(server.redirect_status)
+            self.send_header("Location", f"{server.redirect_to}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        # ---- misbehaviours (the module docstring)
+
+        def _drip(self, record: RequestRecord, status: int, body: dict[str, Any]) -> None:
+            """The whole answer, its status line first, one byte every `drip_interval`
+            seconds, until it is sent, the client goes away or the server stops."""
+            data = json.dumps(body).encode("utf-8")
+            head = (
+                f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+            ).encode("ascii")
+            self.close_connection = True
+            for byte in head + data:
+                try:
+                    self.wfile.write(bytes((byte,)))
+                except OSError:
+                    return
+                if server._stopping.wait(server.drip_interval):
+                    return
+            record.status = status
+
+        def _send_huge(self, record: RequestRecord, size: int) -> None:
+            """A 200 answer of `size` bytes, one choice with that long a `text` and no
+            `logprobs`, written a MiB at a time (the server never holds it whole)."""
+            head = b'{"id":"cmpl-huge","object":"text_completion","created":0,"choices":'
+            head += b'[{"index":0,"text":"'
+            tail = b'","finish_reason":"length"}]}'
+            fill = max(size - len(head) - len(tail), 0)
+            record.status = 200
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(head) + fill + len(tail)))
+            self.end_headers()
+            chunk = b"a" * (1 << 20)
+            try:
+                self.wfile.write(head)
+                while fill and not server._stopping.is_set():
+                    self.wfile.write(chunk[: min(fill, len(chunk))])
+                    fill -= min(fill, len(chunk))
+                self.wfile.write(tail)
+            except OSError:  # the client went away (its memory cap ended it)
+                return
+
     return Handler
+
+
+def _make_nonfinite(logprobs: dict[str, Any], value: float) -> None:
+    """Every log-prob of an answer's `logprobs` made `value` (the misbehaviour
+    `nonfinite_logprobs`); the first token's None stays None."""
+    logprobs["token_logprobs"] = [None if v is None else value for v in logprobs["token_logprobs"]]
+    logprobs["top_logprobs"] = [
+        None if top is None else dict.fromkeys(top, value) for top in logprobs["top_logprobs"]
+    ]
 
 
 def _error_body(error: ApiError) -> dict[str, Any]:

@@ -22,8 +22,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "probe_tasks"
 BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
 # the bundled snapshot's default runnable sets (predictor.trust.probe_sets.PINNED)
-LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "gsm8k")
-CHAT_PROBES = ("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "aime_2025", "bigbench_hard")
+LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "aime_2024")
+CHAT_PROBES = ("gpqa_diamond", "bigbench_hard", "aime_2025", "mmlu_pro", "open_llm_math_lvl5")
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 
 

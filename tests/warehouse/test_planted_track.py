@@ -4,7 +4,7 @@ run-a, steps 100-500, on the bundled snapshot): test_track.py recomputes them wi
 functions under test (`tracking.joint_probability`, `tracking.first_meeting`), so a bug in
 those functions moves both sides together; here they are fixed numbers.
 
-How the literals were obtained (once, with the code of 2026-12-07, snapshot 2026.12.07.1): the
+How the literals were obtained (once, with the code of 2026-12-07, snapshot 2026.12.07.2): the
 scenario of test_track.py's `test_track_prints_each_checkpoint_as_predict_does` run through
 `benchpress track run-a --from GLOB --targets mmlu_pro,gpqa_diamond,ifeval --require R
 [--json]`, R = `criteria_for(bp, run_files)` (the middle checkpoint's predicted medians) and a
@@ -24,22 +24,22 @@ from predictor import BenchPress
 from predictor.cli import main
 from tests.warehouse.test_track import GLOB, STEPS, TARGETS, criteria_for, write_run
 
-SNAPSHOT = "2026.12.07.1"
+SNAPSHOT = "2026.12.07.2"
 TOL = 0.002
 
 # the scenario of test_track.py: thresholds at the middle checkpoint's predicted medians
-AT_THE_MEDIANS = "mmlu_pro>=48.0,gpqa_diamond>=28.4"
-P_ALL = [0.03925, 0.12825, 0.376, 0.71675, 0.89225]
+AT_THE_MEDIANS = "mmlu_pro>=48.8,gpqa_diamond>=28.9"
+P_ALL = [0.046, 0.13875, 0.38125, 0.699, 0.88175]
 P_EACH = {
-    100: [0.07125, 0.0695],
-    200: [0.19525, 0.20275],
-    300: [0.48575, 0.49975],
-    400: [0.8065, 0.79325],
-    500: [0.93075, 0.92675],
+    100: [0.08275, 0.073],
+    200: [0.213, 0.209],
+    300: [0.48625, 0.495],
+    400: [0.78425, 0.77725],
+    500: [0.9195, 0.919],
 }
 # looser thresholds: P(all) reaches 0.9 at step 400
-LOOSER = "mmlu_pro>=42.5,gpqa_diamond>=21"
-P_ALL_LOOSER = [0.16975, 0.4755, 0.8005, 0.92575, 0.969]
+LOOSER = "mmlu_pro>=43.3,gpqa_diamond>=21.5"
+P_ALL_LOOSER = [0.18525, 0.48375, 0.789, 0.92025, 0.9655]
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     assert steps == ["100", "200", "300", "400", "500"]
     assert p_all == pytest.approx(P_ALL, abs=TOL)
     assert tail == [
-        "P(all) = P(mmlu_pro>=48, gpqa_diamond>=28.4), joint over 4000 predictive draws per "
+        "P(all) = P(mmlu_pro>=48.8, gpqa_diamond>=28.9), joint over 4000 predictive draws per "
         "checkpoint",
         "first checkpoint with P >= 0.9: none yet",
     ]
@@ -93,11 +93,11 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     code, out, _ = track(capsys, "run-a", "--from", GLOB, "--require", AT_THE_MEDIANS, "--json")
     assert code == 0
     payload = json.loads(out)
-    assert payload["criteria"] == ["mmlu_pro>=48", "gpqa_diamond>=28.4"]
+    assert payload["criteria"] == ["mmlu_pro>=48.8", "gpqa_diamond>=28.9"]
     assert [c["step"] for c in payload["checkpoints"]] == list(STEPS)
     assert [c["p_all"] for c in payload["checkpoints"]] == pytest.approx(P_ALL, abs=TOL)
     for checkpoint in payload["checkpoints"]:
-        assert list(checkpoint["p_each"]) == ["mmlu_pro>=48", "gpqa_diamond>=28.4"]
+        assert list(checkpoint["p_each"]) == ["mmlu_pro>=48.8", "gpqa_diamond>=28.9"]
         assert list(checkpoint["p_each"].values()) == pytest.approx(
             P_EACH[checkpoint["step"]], abs=TOL
         )
@@ -114,7 +114,7 @@ def test_the_first_checkpoint_meeting_looser_criteria_is_step_400(
     _, p_all, tail = printed_p_all(out)
     assert p_all == pytest.approx(P_ALL_LOOSER, abs=TOL)
     assert tail == [
-        "P(all) = P(mmlu_pro>=42.5, gpqa_diamond>=21), joint over 4000 predictive draws per "
+        "P(all) = P(mmlu_pro>=43.3, gpqa_diamond>=21.5), joint over 4000 predictive draws per "
         "checkpoint",
         "first checkpoint with P >= 0.9: step 400",
     ]

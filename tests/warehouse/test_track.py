@@ -268,9 +268,10 @@ def test_predictive_draws_are_the_predict_distribution_jointly(bp: BenchPress) -
             assert np.all(column == PROBES[benchmark])
             continue
         width = p.high - p.low
-        if width == 0:  # clipped to the valid range's floor (vending_bench_2 at $0): issue 38
-            continue
-        assert np.median(column) == pytest.approx(p.score, abs=0.05 * width)
+        assert width > 0, benchmark  # never zero width, even clipped at a bound
+        # a centre past the flat end of a link sits on its edge in the draws, a tenth of a
+        # point from the asymptote (`ScaleTransform.onto_edges`)
+        assert np.median(column) == pytest.approx(p.score, abs=max(0.05 * width, 0.15))
         low, high = np.quantile(column, [0.05, 0.95])
         errors[benchmark] = max(abs(low - p.low), abs(high - p.high)) / width
         coverage.append(np.mean((column >= p.low) & (column <= p.high)))

@@ -114,6 +114,7 @@ def prov_home(tmp_path_factory: pytest.TempPathFactory, bp: BenchPress) -> Path:
             ),
         ],
         home=root / "home",
+        allow_limited=True,  # the real Inspect log ran 3 samples (`eval.config.limit`)
     )
     return root / "home"
 

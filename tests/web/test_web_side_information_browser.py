@@ -259,3 +259,39 @@ def test_a_results_files_model_fills_the_chips(
     wait(browser, lambda d: d.find_element("id", "side-model").get_attribute("value") == "")
     bare = bp.predict(PROBES)
     wait(browser, lambda d: side_line(d) == f"Side information: {bare.side.describe()}")
+
+
+def test_a_date_outside_the_fit_is_refused_and_the_link_keeps_name_and_date(
+    app: RunningApp, browser: Any, bp: BenchPress
+) -> None:
+    from predictor.api import ReleaseDateError
+
+    open_page(browser, app.url + PAGE + "&model_name=my-model")
+    named = bp.predict(PROBES, model="my-model")
+    wait(browser, lambda d: side_line(d) == f"Side information: {named.side.describe()}")
+
+    # issue 38: 2035 was extrapolated (swe_bench_verified 92.75 [92.25, 92.82]); now the
+    # page shows the Python API's own message, with the range
+    with pytest.raises(ReleaseDateError) as caught:
+        bp.predict(PROBES, model="my-model", release_date="2035-01-01")
+    set_date(browser, "2035-01-01")
+    error = browser.find_element("id", "predict-error")
+    wait(browser, lambda d: error.text == str(caught.value), "the refusal under the form")
+    assert "2020-08-05 to 2027-07-01" in error.text
+    link = browser.find_element("id", "share-link").get_attribute("href")
+    assert "model_name=my-model" in link and "release_date=2035-01-01" in link
+
+    # a date inside the range predicts again; the link carries the name and the date and
+    # reproduces the same prediction
+    set_date(browser, "2027-07-01")
+    given = bp.predict(PROBES, model="my-model", release_date="2027-07-01")
+    wait(browser, lambda d: side_line(d) == f"Side information: {given.side.describe()}")
+    wait(browser, lambda d: not d.find_element("id", "predict-error").text, "the error gone")
+    wait(browser, lambda d: score(d, "swe_bench_verified") == given["swe_bench_verified"].score)
+    link = browser.find_element("id", "share-link").get_attribute("href")
+    assert "model_name=my-model" in link and "release_date=2027-07-01" in link
+    open_page(browser, link)
+    assert browser.find_element("id", "side-model").get_attribute("value") == "my-model"
+    assert chip(browser, "release_date")["value"] == "2027-07-01"
+    wait(browser, lambda d: side_line(d) == f"Side information: {given.side.describe()}")
+    wait(browser, lambda d: score(d, "swe_bench_verified") == given["swe_bench_verified"].score)

@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from predictor import track_export, tracking
+from predictor import locking, track_export, tracking
 from predictor.api import BenchPress
 from predictor.cli.options import (
     target_names,
@@ -50,6 +50,7 @@ from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
 from predictor.results import expand_paths, model_rows, parse_overrides
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import ResultInputs, summarise
+from predictor.results.limited import limited_checked
 from predictor.track_export import ExportError, MissingExtraError, TrackedCheckpoint
 from predictor.track_plot import TargetSeries, plot_format, render
 from predictor.tracking import TrackInputError
@@ -140,9 +141,10 @@ def _model_rows(frame: pl.DataFrame, model: str | None, what: str) -> pl.DataFra
 def _inputs(
     bp: BenchPress, paths: Sequence[str | Path], args: argparse.Namespace, what: str
 ) -> tuple[pl.DataFrame, ResultInputs]:
-    """(frame rows of the chosen model, ResultInputs) of `paths` on `bp`'s benchmark ids."""
+    """(frame rows of the chosen model, ResultInputs) of `paths` on `bp`'s benchmark ids;
+    scores of a run over part of the items (a smoke test) refused unless `--allow-limited`."""
     frame = bp.read_results([str(p) for p in paths], overrides=parse_overrides(args.maps))
-    rows = _model_rows(frame, args.from_model, what)
+    rows = limited_checked(_model_rows(frame, args.from_model, what), args.allow_limited)
     inputs = summarise(rows)
     if not inputs.scores:
         empty = no_scores_error(inputs)
@@ -184,7 +186,9 @@ def cmd_models_add(args: argparse.Namespace) -> int:
             "overwrite it, or choose another name"
         )
     report = private_models.save_models(
-        [private_models.ModelImport(name, rows, snapshot_version=bp.version)], replace=args.replace
+        [private_models.ModelImport(name, rows, snapshot_version=bp.version)],
+        replace=args.replace,
+        allow_limited=args.allow_limited,
     )
     stored = rows.filter(pl.col("status") == "mapped")
     replaced = " (replacing the earlier one)" if report.replaced else ""
@@ -479,54 +483,66 @@ def cmd_track(args: argparse.Namespace) -> int:
         imports.append(
             private_models.ModelImport(name, rows, run=run, step=step, snapshot_version=bp.version)
         )
-    if args.step is not None:
-        read = sorted([*read, *_stored_checkpoints(run, {args.step})], key=lambda c: c[0])
-    steps, names, inputs, predictions, p_all, p_each = [], [], [], [], [], []
-    for step, name, found in read:
-        steps.append(step)
-        names.append(name)
-        inputs.append(found)
-        predictions.append(bp.predict(found.scores, level=args.level, targets=shown, **side))
-        if criteria:
-            benchmarks, draws = bp.predictive_draws(
-                found.scores, n=N_DRAWS, level=args.level, **side
-            )
-            p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
-            p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
-    first = tracking.first_meeting(steps, p_all) if criteria else None
-    drawing = (steps, shown, predictions, inputs, run, args.level, p_all, criteria)
-    image = None if plot is None else _render(plot_format(plot), *drawing)
-    # the trackers get a PNG: --plot's when it is one, else one drawn for them
-    png = image if plot is not None and plot_format(plot) == "png" else _tracker_plot(args, drawing)
-
-    # the plot is written beside PATH first (a full disk, a read-only folder fail here, with
-    # nothing stored), the store committed, then the plot moved into place
-    staged = None if image is None else _stage_plot(plot, image)
-    plot_failure = None
-    try:
-        if args.step is None:
-            report = private_models.save_models(imports, replace_run=run)
-        else:  # one checkpoint added (or tracked again): the run's others stay
-            report = private_models.save_models(imports, replace=True)
-        if staged is not None:
-            plot_failure = _place_plot(staged, plot, [i.name for i in imports], run)
-            staged = None if plot_failure is None else staged
-    finally:
-        if staged is not None:
-            staged.unlink(missing_ok=True)
-    if plot_failure is not None:
-        plot = None
-    tracked = [
-        TrackedCheckpoint(
-            step,
-            {b: (preds[b].score, preds[b].low, preds[b].high) for b in shown},
-            p_all[k] if criteria else None,
+    # one track of a run at a time, from reading its stored checkpoints through logging
+    # them: two at once would each store and log the run without the other's checkpoint
+    busy = f"run {run} is being tracked by another process; nothing was stored"
+    with locking.held(locking.lock_file("track", run), busy):
+        if args.step is not None:
+            read = sorted([*read, *_stored_checkpoints(run, {args.step})], key=lambda c: c[0])
+        steps, names, inputs, predictions, p_all, p_each = [], [], [], [], [], []
+        for step, name, found in read:
+            steps.append(step)
+            names.append(name)
+            inputs.append(found)
+            predictions.append(bp.predict(found.scores, level=args.level, targets=shown, **side))
+            if criteria:
+                benchmarks, draws = bp.predictive_draws(
+                    found.scores, n=N_DRAWS, level=args.level, **side
+                )
+                p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
+                p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
+        first = tracking.first_meeting(steps, p_all) if criteria else None
+        drawing = (steps, shown, predictions, inputs, run, args.level, p_all, criteria)
+        image = None if plot is None else _render(plot_format(plot), *drawing)
+        # the trackers get a PNG: --plot's when it is one, else one drawn for them
+        png = (
+            image
+            if plot is not None and plot_format(plot) == "png"
+            else _tracker_plot(args, drawing)
         )
-        for k, (step, preds) in enumerate(zip(steps, predictions, strict=True))
-    ]
-    exports, export_lines, failures = _export(
-        args, run, _snapshot_pin(bp), tracked, png, ", ".join(str(c) for c in criteria)
-    )
+
+        # the plot is written beside PATH first (a full disk, a read-only folder fail here, with
+        # nothing stored), the store committed, then the plot moved into place
+        staged = None if image is None else _stage_plot(plot, image)
+        plot_failure = None
+        try:
+            if args.step is None:
+                report = private_models.save_models(
+                    imports, replace_run=run, allow_limited=args.allow_limited
+                )
+            else:  # one checkpoint added (or tracked again): the run's others stay
+                report = private_models.save_models(
+                    imports, replace=True, allow_limited=args.allow_limited
+                )
+            if staged is not None:
+                plot_failure = _place_plot(staged, plot, [i.name for i in imports], run)
+                staged = None if plot_failure is None else staged
+        finally:
+            if staged is not None:
+                staged.unlink(missing_ok=True)
+        if plot_failure is not None:
+            plot = None
+        tracked = [
+            TrackedCheckpoint(
+                step,
+                {b: (preds[b].score, preds[b].low, preds[b].high) for b in shown},
+                p_all[k] if criteria else None,
+            )
+            for k, (step, preds) in enumerate(zip(steps, predictions, strict=True))
+        ]
+        exports, export_lines, failures = _export(
+            args, run, _snapshot_pin(bp), tracked, png, ", ".join(str(c) for c in criteria)
+        )
 
     frame = pl.DataFrame(
         [
