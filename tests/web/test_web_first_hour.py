@@ -139,8 +139,8 @@ def test_matrix_lists_the_cells_suspicious_scores_flags(app: RunningApp, bp: Ben
         "model": "gpt-5.5@medium",
         "benchmark": "livebench_olympiad",
         "observed": 0.0,
-        "predicted": pytest.approx(91.0244, abs=1e-4),
-        "z": pytest.approx(-30.6775, abs=1e-4),
+        "predicted": pytest.approx(91.0300, abs=1e-4),
+        "z": pytest.approx(-30.8093, abs=1e-4),
         "reason": "residual",
     }
     # every flagged cell is one the heatmap draws
