@@ -57,6 +57,17 @@ STRATA = (
 FINE_TUNE_SUFFIX = "-sft-v2"
 
 
+def within_range(bp: BenchPress, date: str) -> str:
+    """`date` moved to the nearest end of the fit's `release_date_range`, as the product
+    moves a known model's own date: a fold's fit can lack the oldest models' years, and a
+    date further out is refused (`ReleaseDateError`)."""
+    allowed = bp.release_date_range
+    if allowed is None:
+        return date
+    day = date if len(date) == 10 else (date + "-01-01")[:10]
+    return min(max(day, allowed[0]), allowed[1])
+
+
 def probe_order(bp: BenchPress) -> list[str]:
     """Benchmarks in the order probes are taken: the default set, the runnable sets, then
     by how many fitted models have a score."""
@@ -153,7 +164,9 @@ def run(bp: BenchPress, folds: int, seed: int, step: int) -> pl.DataFrame:
                 "bare": fitted.predict(revealed),
                 "name": named.predict(revealed, model=model),
                 "fine-tune name": named.predict(revealed, model=model + FINE_TUNE_SUFFIX),
-                "true date": named.predict(revealed, model=model, release_date=date),
+                "true date": named.predict(
+                    revealed, model=model, release_date=within_range(named, date)
+                ),
                 "recipe": recipe.predict(revealed),
             }
             for way, preds in answers.items():
