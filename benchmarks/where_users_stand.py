@@ -20,7 +20,7 @@ The figure is the median over models of each model's median absolute error on it
 cells (points), per release-date stratum and overall, with the 90% intervals' coverage of
 those cells. Then the ratios the product decision rests on: (b), (c) and (a) against (d).
 
-    python benchmarks/where_users_stand.py              # 5 folds, about 25 minutes on 2 cores
+    python benchmarks/where_users_stand.py              # 5 folds, about a minute on 2 cores
     python benchmarks/where_users_stand.py --quick      # every other model, 3 folds
     python benchmarks/where_users_stand.py --seed 1     # another split of the models
 """
