@@ -66,7 +66,8 @@ def test_the_endpoint_check_has_a_deadline_in_all_not_per_read(
         "did not answer its model list within 2 s (--timeout, BENCHPRESS_MODEL_TIMEOUT)"
     )
     (check,) = [r for r in dripping.requests if r.path == "/v1/models"]
-    assert 2 <= ended - check.started < 2 + 4  # the deadline, and the command's exit
+    # the deadline and the exit, with room for a loaded machine: the drip alone takes minutes
+    assert 2 <= ended - check.started < 2 + 20
     assert not completions(dripping)
 
 
@@ -90,7 +91,8 @@ def test_a_task_past_its_deadline_is_killed_and_the_others_go_on(
     assert f"probe scores: mmlu={EXPECTED_SCORE:g}" in done.stdout
     dripped, *others = completions(dripping)
     assert dripped.status is None  # never answered whole: the task's process was killed
-    assert 3 <= others[0].started - dripped.started < 3 + 5  # the next task began at once
+    # the next task began soon after the kill, not after the drip (minutes)
+    assert 3 <= others[0].started - dripped.started < 3 + 20
     out = tmp_path / "runs" / "d"
     assert sorted(p.parent.name for p in out.rglob("results_*.json")) == ["bp_probe_mmlu"]
     assert not (out / ".staging").exists()  # the killed task's staging folder went too
@@ -138,7 +140,7 @@ def test_a_killed_run_leaves_no_task_process_behind(
         assert os.getpgid(child) == child  # a process group of its own, killed as one
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-        gone = time.monotonic() + 5
+        gone = time.monotonic() + 15
         while _alive(child) and time.monotonic() < gone:
             time.sleep(0.1)
         assert not _alive(child)  # it saw its parent go, and ended itself

@@ -37,7 +37,7 @@ from tests.warehouse.test_track import write_run
 from warehouse import private_models
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-FAILS_WITHIN = 20.0  # seconds: a tracker that cannot be written, on a busy 2-core machine
+FAILS_WITHIN = 45.0  # seconds, on a busy 2-core machine: MLflow's retries took 109-191 s
 RACE_TIMEOUT = 300  # seconds for both racing processes (a new MLflow database's tables)
 STORED = "(the checkpoints are stored; track again to log them)"
 CHECKPOINT = TrackedCheckpoint(1, {"mmlu_pro": (40.0, 35.0, 45.0)})
