@@ -489,22 +489,23 @@ def _watched(connection: type, deadline: RequestDeadline) -> type:
     return Watched
 
 
-class _WatchedHTTP(urllib.request.HTTPHandler):
+class _WatchedOpen:
+    """Opens its connections through `_watched`: one deadline for the whole exchange."""
+
     def __init__(self, deadline: RequestDeadline) -> None:
         super().__init__()
         self._deadline = deadline
 
     def do_open(self, http_class, req, **kwargs):  # type: ignore[no-untyped-def]
-        return super().do_open(_watched(http_class, self._deadline), req, **kwargs)
+        return super().do_open(_watched(http_class, self._deadline), req, **kwargs)  # type: ignore[misc]
 
 
-class _WatchedHTTPS(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: RequestDeadline) -> None:
-        super().__init__()
-        self._deadline = deadline
+class _WatchedHTTP(_WatchedOpen, urllib.request.HTTPHandler):
+    pass
 
-    def do_open(self, http_class, req, **kwargs):  # type: ignore[no-untyped-def]
-        return super().do_open(_watched(http_class, self._deadline), req, **kwargs)
+
+class _WatchedHTTPS(_WatchedOpen, urllib.request.HTTPSHandler):
+    pass
 
 
 HTTP_ERRORS = (OSError, http.client.HTTPException)  # what a cut exchange raises
