@@ -46,18 +46,18 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.calibration import (  # noqa: E402
-    calibrate_fold_in,
-    conformal_quantile,
-    held_out_models,
-    reveal_scores,
-)
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
     load_folds,
     load_paper_matrix,
+)
+from predictor.fit.calibration import (  # noqa: E402
+    calibrate_fold_in,
+    conformal_quantile,
+    held_out_models,
+    reveal_scores,
 )
 from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
 from predictor.side_information import (  # noqa: E402
@@ -139,7 +139,7 @@ def fold_in_check(
     """New models folded in from `known` random scores, model-based and calibrated intervals.
 
     Models in `n_splits` seeded groups; per group a completer is fitted on the other models
-    and its fold-in calibration (`predictor.calibration.calibrate_fold_in`) computed from those
+    and its fold-in calibration (`predictor.fit.calibration.calibrate_fold_in`) computed from those
     models only; each held-out model is then folded in (with its release date and family when
     `use` has them) from `known` of its scores and scored on the rest, with and without the
     calibration."""

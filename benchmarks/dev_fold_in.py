@@ -4,10 +4,10 @@ time-honest protocol, with the calibration the pipeline computes (measure only).
 - fold-in: per seed of `SEEDS` (never seed 0, which `benchmarks/calibration.py` reports),
   the models are split into 3 seeded groups; per group a completer is fitted without them and
   its fold-in calibration computed from the other models only (`calibrate_fold_in`, as
-  `predictor.fitting.fit_calibrated`); each held-out model is folded in (with its release
+  `predictor.fit.fitting.fit_calibrated`); each held-out model is folded in (with its release
   date and family) from k random known scores, k in `KNOWN`, and its other cells scored:
   90% coverage and median width (percent benchmarks) pooled over groups and seeds;
-- future (`--future`): the time-honest protocol of `predictor.evaluation_future` with the
+- future (`--future`): the time-honest protocol of `predictor.evaluation.future` with the
   default method only, its cuts moved to the middle of each quarter (every release date
   shifted by `FUTURE_SHIFT` years: the fit standardises dates, so only the cuts move) so
   that the protocol itself is not what settings are chosen on: pooled 90% coverage, width
@@ -35,13 +35,13 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.dev_splits import parse_settings, print_figures  # noqa: E402
-from predictor.calibration import calibrate_fold_in, held_out_models, reveal_scores  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.future import FutureMethod, run_future_protocol  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
     load_paper_matrix,
 )
-from predictor.evaluation_future import FutureMethod, run_future_protocol  # noqa: E402
+from predictor.fit.calibration import calibrate_fold_in, held_out_models, reveal_scores  # noqa: E402
 from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
 from predictor.side_information import (  # noqa: E402
     DEFAULT_USE,

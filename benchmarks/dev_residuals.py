@@ -44,14 +44,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.calibration import hide_models, reveal_scores  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
     SideAware,
     load_paper_matrix,
     per_model_folds,
 )
+from predictor.fit.calibration import hide_models, reveal_scores  # noqa: E402
 from predictor.side_information import DEFAULT_USE, paper_side_information  # noqa: E402
 
 SEEDS = tuple(range(1000, 1010))

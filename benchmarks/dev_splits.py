@@ -36,8 +36,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.new_benchmark import baseline, eligible, kept_models  # noqa: E402
-from predictor.completion import Completion, complete_matrix  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
     SideAware,
@@ -47,6 +46,7 @@ from predictor.evaluation import (  # noqa: E402
     run_holdout,
     run_probe_protocol,
 )
+from predictor.fit.completion import Completion, complete_matrix  # noqa: E402
 from predictor.methods.common import student_t_quantile  # noqa: E402
 from predictor.side_information import DEFAULT_USE, paper_side_information  # noqa: E402
 

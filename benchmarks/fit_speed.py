@@ -8,7 +8,7 @@ and a release date for 90% of the models; the number of models is chosen so the 
 given number of rows. Each size is fitted through the public path, `BenchPress.fit(frame)`
 with its defaults (the default method, side information and the new-model interval
 calibration), in a fresh process; the phases are timed from the fit's `progress` reports
-(`predictor.progress`): checking the frame, the fit, the calibration's held-out fits and
+(`predictor.util.progress`): checking the frame, the fit, the calibration's held-out fits and
 fold-ins, and building the predictor. Timings on a shared machine are noisy: the load
 average before and after each size is printed with it.
 

@@ -43,8 +43,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.completion import complete_matrix  # noqa: E402
-from predictor.evaluation import DEFAULT_MATRIX_PATH, load_paper_matrix  # noqa: E402
+from predictor.evaluation.protocols import DEFAULT_MATRIX_PATH, load_paper_matrix  # noqa: E402
+from predictor.fit.completion import complete_matrix  # noqa: E402
 from predictor.methods.bayesian import BayesianCompleter  # noqa: E402
 from predictor.new_benchmark import column_intervals, fit_column, placement  # noqa: E402
 

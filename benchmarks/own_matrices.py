@@ -40,9 +40,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 from pipelines.identity.registry import load_registry  # noqa: E402
 from pipelines.stages.side_information import fit_side_information  # noqa: E402
 from predictor.api import BenchPress  # noqa: E402
-from predictor.completion import complete_matrix  # noqa: E402
-from predictor.dense import dense_matrix  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     SideAware,
     column_mean_baseline,
     per_model_folds,
@@ -50,6 +48,8 @@ from predictor.evaluation import (  # noqa: E402
     run_holdout,
     summarize_errors,
 )
+from predictor.fit.completion import complete_matrix  # noqa: E402
+from predictor.fit.dense import dense_matrix  # noqa: E402
 from predictor.side_information import DEFAULT_USE  # noqa: E402
 
 MATRICES = ("published", "livebench", "open_llm_leaderboard", "epoch_ai")

@@ -48,7 +48,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
 from benchmarks.peers import format_peer_report, peer_report  # noqa: E402
 from benchmarks.user_path import user_path_figures  # noqa: E402
 from predictor.cli.evaluate import QUICK_FOLDS, add_arguments, format_peers, run  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_REGISTRY_PATH,
     format_table,
     load_folds,

@@ -23,8 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.completion import Completion  # noqa: E402
-from predictor.evaluation import Method, SideAware, ranking_accuracy, run_holdout  # noqa: E402
+from predictor.evaluation.protocols import Method, SideAware, ranking_accuracy, run_holdout  # noqa: E402
+from predictor.fit.completion import Completion  # noqa: E402
 from predictor.side_information import DEFAULT_USE  # noqa: E402
 from predictor.transforms import ScaleTransform  # noqa: E402
 
@@ -75,7 +75,7 @@ def knn_imputer(
 
 
 def peer_methods(level: float = 0.9, seed: int = 0) -> list[Method]:
-    """The scikit-learn peers as `Method`s of `predictor.evaluation`."""
+    """The scikit-learn peers as `Method`s of `predictor.evaluation.protocols`."""
     return [
         Method(
             "extra_trees",
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     from benchmarks.dev_splits import SEEDS
-    from predictor.evaluation import (
+    from predictor.evaluation.protocols import (
         DEFAULT_MATRIX_PATH,
         DEFAULT_REGISTRY_PATH,
         load_paper_matrix,

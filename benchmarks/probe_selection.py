@@ -4,7 +4,7 @@ Prints:
 1. the time to select k=5 probes over all 133 benchmarks of the 84 x 133 paper matrix
    (one default-method fit + the greedy search), and the set chosen;
 2. the hidden-cell MedAE of the paper's leave-one-model-out probe protocol
-   (`predictor.evaluation.run_probe_protocol`, default method) for
+   (`predictor.evaluation.protocols.run_probe_protocol`, default method) for
    a. the paper's probes (gpqa_diamond, hle, codeforces_rating, mmlu_pro, arc_agi_1),
    b. the set selected on the full matrix (IN-SAMPLE: the scored models took part in the
       selection),
@@ -30,8 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.completion import complete_matrix  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     PAPER_PROBES,
     ProbeRun,
@@ -39,6 +38,7 @@ from predictor.evaluation import (  # noqa: E402
     run_probe_protocol,
     summarize_probe,
 )
+from predictor.fit.completion import complete_matrix  # noqa: E402
 from predictor.trust.probes import select_probes_detailed  # noqa: E402
 
 

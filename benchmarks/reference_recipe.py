@@ -33,7 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.completion import Completion  # noqa: E402
+from predictor.fit.completion import Completion  # noqa: E402
 
 RANK = 2
 LAMBDA = 0.1
@@ -102,7 +102,7 @@ def bias_als_one_seed(z: np.ndarray, seed: int) -> np.ndarray:
 
 
 def reference_complete(values: np.ndarray, scales: Sequence[str], level: float = 0.9) -> Completion:
-    """The recipe as a completer for `predictor.evaluation`; it has no intervals (NaN)."""
+    """The recipe as a completer for `predictor.evaluation.protocols`; it has no intervals (NaN)."""
     values = np.asarray(values, dtype=float)
     is_percent = np.array([s == "percent" for s in scales], dtype=bool)
     z, col_mean, col_std = _to_working_space(values, is_percent)
@@ -118,7 +118,7 @@ def reference_complete(values: np.ndarray, scales: Sequence[str], level: float =
 
 
 def main(argv: list[str] | None = None) -> int:
-    from predictor.evaluation import (
+    from predictor.evaluation.protocols import (
         DEFAULT_FOLDS_PATH,
         DEFAULT_MATRIX_PATH,
         holdout_errors,

@@ -39,8 +39,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
 from predictor.api import BenchPress  # noqa: E402
-from predictor.completion import complete_matrix  # noqa: E402
-from predictor.evaluation import (  # noqa: E402
+from predictor.evaluation.protocols import (  # noqa: E402
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
     PAPER_PROBES,
@@ -50,6 +49,7 @@ from predictor.evaluation import (  # noqa: E402
     paper_scores_frame,
     run_probe_protocol,
 )
+from predictor.fit.completion import complete_matrix  # noqa: E402
 from predictor.side_information import DEFAULT_USE, paper_side_information  # noqa: E402
 
 

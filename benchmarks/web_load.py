@@ -45,7 +45,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(REPO_ROOT))
 
-from predictor.paths import bundled_snapshot_dir  # noqa: E402
+from predictor.util.paths import bundled_snapshot_dir  # noqa: E402
 
 SEED = 17
 PROBES = ("gpqa_diamond", "mmlu_pro", "hle", "ifeval", "livecodebench")

@@ -16,7 +16,7 @@ loads no numpy or Polars.
 
 from __future__ import annotations
 
-from predictor.lazy import lazy_exports
+from predictor.util.lazy import lazy_exports
 
 _EXPORTS = {  # name -> the module it is imported from, on first use
     "AmbiguousNameError": "predictor",
@@ -42,7 +42,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "UnknownNameError": "predictor",
     "complete_matrix": "predictor",
     "predictions_frame": "predictor",
-    "pretrained_names": "predictor.pretrained",
+    "pretrained_names": "predictor.snapshots.pretrained",
     "run_probe_benchmarks": "predictor.runs.runner",
     "select_probes": "predictor",
 }

@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 
 from pipelines.run import run_refresh
-from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
-from predictor.snapshot_layout import DIGEST_FILE
-from predictor.snapshots import list_versions, verify_snapshot
+from predictor.snapshots.layout import DIGEST_FILE
+from predictor.snapshots.reader import list_versions, verify_snapshot
+from predictor.util.paths import bundled_snapshot_dir, snapshot_store_dir
 
 
 def build_from_replay(home: Path) -> Path:

@@ -1,16 +1,16 @@
-"""Build the named snapshots that ship with the package (`predictor.pretrained`).
+"""Build the named snapshots that ship with the package (`predictor.snapshots.pretrained`).
 
 `python -m pipelines.bundle_pretrained` rebuilds `microsoft/benchpress-v1`: the BenchPress
 paper's score matrix (84 models x 133 benchmarks) on its own, from the recorded payload of the
 `benchpress_matrix` source alone, through the code the refresh job uses (the source's parser,
 identity resolution with the reviewed registry, the matrix build, the fit of
 `pipelines.stages.fit` with the default `FitParams`, the snapshot tables and
-`predictor.snapshot_writer.write_tables`). No warehouse and no Dagster: one payload in, one
+`predictor.snapshots.writer.write_tables`). No warehouse and no Dagster: one payload in, one
 snapshot directory out.
 
 Deterministic: the payload's time is its recorded time (`_sources/*.recorded.json`), the fit
 is seeded and the manifest holds no clock time, so a rebuild gives the same bytes and the
-same content hash. `predictor.pretrained` pins that hash; a test rebuilds and compares.
+same content hash. `predictor.snapshots.pretrained` pins that hash; a test rebuilds and compares.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from pipelines.stages.fit import FitParams, fit_matrix
 from pipelines.stages.side_information import stated_dates
 from pipelines.stages.snapshot import snapshot_tables
 from pipelines.transforms.matrix import build_matrix
-from predictor.pretrained import PRETRAINED, pretrained_root
-from predictor.snapshot_layout import MANIFEST, draft_manifest
-from predictor.snapshot_writer import write_tables
-from predictor.snapshots import content_hash, verify
+from predictor.snapshots.layout import MANIFEST, draft_manifest
+from predictor.snapshots.pretrained import PRETRAINED, pretrained_root
+from predictor.snapshots.reader import content_hash, verify
+from predictor.snapshots.writer import write_tables
 
 BENCHPRESS_V1 = "microsoft/benchpress-v1"
 
@@ -129,8 +129,8 @@ def main() -> int:
     print(f"bundled {BENCHPRESS_V1} in {target.name} (content {digest})")
     if digest != entry.content_hash:
         print(
-            f"the pin in predictor/pretrained.py is {entry.content_hash}: update it to {digest} "
-            "if this change is intended",
+            f"the pin in predictor/snapshots/pretrained.py is {entry.content_hash}: "
+            f"update it to {digest} if this change is intended",
             file=sys.stderr,
         )
         return 1

@@ -12,7 +12,7 @@ import dagster as dg
 from pipelines.locking import busy_with
 from pipelines.parallel import refresh_executor
 from pipelines.settings import refresh_workers
-from predictor.paths import benchpress_home
+from predictor.util.paths import benchpress_home
 
 # BENCHPRESS_REFRESH_WORKERS=1 (the default): every step in the run's own process, one after
 # the other (a process per step made UI and schedule runs about 10x slower). N > 1: a process

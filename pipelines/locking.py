@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from predictor.locking import try_lock
+from predictor.util.locking import try_lock
 
 if TYPE_CHECKING:
     import dagster as dg

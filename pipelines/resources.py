@@ -30,7 +30,7 @@ from pipelines.settings import (
     refresh_workers,
 )
 from pipelines.team.instance import check_instance
-from predictor.paths import benchpress_home, snapshot_store_dir, warehouse_path
+from predictor.util.paths import benchpress_home, snapshot_store_dir, warehouse_path
 from warehouse.db import connect
 from warehouse.ducklake import check_warehouse
 

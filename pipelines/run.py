@@ -40,9 +40,9 @@ from pipelines.resources import check_settings, default_resources
 from pipelines.settings import PUBLISH_URI_ENV, refresh_workers
 from pipelines.stages.unchanged import matrix_inputs_key, reusable_version
 from pipelines.team.instance import InstanceLost, settings_file, storage_loss_reported
-from predictor.paths import benchpress_home, dagster_home, snapshot_store_dir, warehouse_path
-from predictor.snapshots import SnapshotError, list_versions, verify, version_key
-from predictor.text_safety import StreamWrapper
+from predictor.snapshots.reader import SnapshotError, list_versions, verify, version_key
+from predictor.util.paths import benchpress_home, dagster_home, snapshot_store_dir, warehouse_path
+from predictor.util.text_safety import StreamWrapper
 from warehouse.db import open_waiting
 from warehouse.ducklake import warehouse_backend
 

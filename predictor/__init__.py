@@ -10,14 +10,14 @@ Polars before a command needs them.
 
 from __future__ import annotations
 
-from predictor.lazy import lazy_exports
+from predictor.util.lazy import lazy_exports
 
 _EXPORTS = {  # name -> the module it is imported from, on first use
-    "AmbiguousNameError": "predictor.resolve",
+    "AmbiguousNameError": "predictor.names.resolve",
     "BayesianCompleter": "predictor.methods.bayesian",
     "BenchPress": "predictor.api",
     "Completer": "predictor.methods.base",
-    "Completion": "predictor.completion",
+    "Completion": "predictor.fit.completion",
     "FractionScoresWarning": "predictor.values",
     "LowRankCompleter": "predictor.methods.als",
     "MatrixView": "predictor.values",
@@ -28,9 +28,9 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "Predictions": "predictor.values",
     "ProbeScoreError": "predictor.values",
     "SideUsed": "predictor.values",
-    "SnapshotError": "predictor.snapshots",
-    "UnknownNameError": "predictor.resolve",
-    "complete_matrix": "predictor.completion",
+    "SnapshotError": "predictor.snapshots.reader",
+    "UnknownNameError": "predictor.names.resolve",
+    "complete_matrix": "predictor.fit.completion",
     "predictions_frame": "predictor.values",
     "run_probe_benchmarks": "predictor.runs.runner",
     "select_probes": "predictor.trust.probes",

@@ -15,29 +15,26 @@ from dataclasses import replace
 from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from predictor.dense import dense_matrix
-from predictor.families import model_family
-from predictor.fitted_state import restore_state
-from predictor.fraction_scores import beside_percent_messages, split_fractions
-from predictor.methods.base import NotSupportedError
-from predictor.methods.common import check_level
-from predictor.model_names import derived_base
-from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
-from predictor.own_matrix import (
+from predictor.fit.dense import dense_matrix
+from predictor.fit.fitted_state import restore_state
+from predictor.fit.own_matrix import (
     MIN_PER_BENCHMARK,
     MIN_PER_MODEL,
     fit_own_snapshot,
     save_snapshot,
 )
-from predictor.paths import snapshot_store_dir
-from predictor.pretrained import resolve_pretrained
-from predictor.progress import FitProgress, Progress
-from predictor.resolve import AmbiguousNameError, NameResolver, display_names
+from predictor.methods.base import NotSupportedError
+from predictor.methods.common import check_level
+from predictor.names.families import model_family
+from predictor.names.model_names import derived_base
+from predictor.names.resolve import AmbiguousNameError, NameResolver, display_names
+from predictor.new_benchmark import NewBenchmarkPrediction, predict_benchmark
 from predictor.results import parse_overrides
 from predictor.results import probe_scores as scores_in
 from predictor.results import read_results as read_files
@@ -51,22 +48,26 @@ from predictor.side_information import (
     fractional_year,
     unknown_features,
 )
-from predictor.snapshot_layout import SCORES_COLUMNS
-from predictor.snapshots import (
+from predictor.snapshots.layout import SCORES_COLUMNS
+from predictor.snapshots.pretrained import resolve_pretrained
+from predictor.snapshots.reader import (
     Snapshot,
     default_stores,
     load_snapshot,
     parse_pin,
     resolve_version,
 )
-from predictor.stores import open_store
-from predictor.text_safety import quoted
+from predictor.snapshots.stores import open_store
 from predictor.trust.missing_probes import split_probes
 from predictor.trust.next_benchmark import what_to_run_next
 from predictor.trust.probes import select_probes_for
 from predictor.trust.profiles import resolve_targets
 from predictor.trust.rankings import compare_models, compare_with_known_models
 from predictor.trust.suspicious import suspicious_scores
+from predictor.util.fraction_scores import beside_percent_messages, split_fractions
+from predictor.util.paths import snapshot_store_dir
+from predictor.util.progress import FitProgress, Progress
+from predictor.util.text_safety import quoted
 from predictor.values import (
     BASIS_BASE,
     BASIS_KNOWN,
@@ -151,7 +152,10 @@ TRUST_WIDTH = 5.0  # points: the trust figure is P(|error| <= TRUST_WIDTH)
 
 
 class BenchPress:
-    """A loaded snapshot. Construct with `load` or `from_pretrained`."""
+    """A loaded snapshot. Construct with `load` or `from_pretrained`.
+
+    It is a `predictor.fitted_matrix.FittedMatrix`, the interface the modules built on it
+    (`predictor.trust`, `new_benchmark`, `reference_names`, `drift`) take."""
 
     default_level = 0.9  # `predict`'s interval level when none is given
 
@@ -205,7 +209,7 @@ class BenchPress:
 
         A fit of thousands of models takes minutes: `progress(phase, done, total)` is
         called as each step ends (the checks, the fit, each of the calibration's held-out
-        groups; `predictor.progress`), and each step is logged at INFO on the
+        groups; `predictor.util.progress`), and each step is logged at INFO on the
         `predictor.fit` logger."""
         default_level = check_level(level)  # before minutes of fitting, not after
         report = FitProgress(progress)
@@ -264,7 +268,7 @@ class BenchPress:
 
     @classmethod
     def from_pretrained(cls, name: str = "latest") -> BenchPress:
-        """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.pretrained`), a
+        """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.snapshots.pretrained`), a
         version string, "latest", or the path of a snapshot directory; any of these but
         "latest" pinned by digest with `@sha256:<64 hex>`."""
         base, digest = parse_pin(name) if "@sha256:" in name else (name, None)
@@ -309,10 +313,31 @@ class BenchPress:
         cells = self.snapshot.cells
         return cells.select([c for c in wanted if c in cells.columns])
 
+    # ---------------------------------- the fitted matrix (`predictor.fitted_matrix`)
+    @property
+    def fit_columns(self) -> Mapping[str, int]:
+        """Fitted benchmark id -> its column in the fitted matrix (`fit_benchmarks_` order);
+        `b in bp.fit_columns` asks whether benchmark id `b` is fitted. Read-only."""
+        return MappingProxyType(self._column)
+
+    def observed_values(self, models: Sequence[str], benchmarks: Sequence[str]) -> np.ndarray:
+        """The snapshot's observed scores of `models` x `benchmarks` (ids) as a dense array,
+        NaN where a cell has none."""
+        return self._dense(list(models), list(benchmarks))
+
+    def scale_of(self, benchmark: str) -> str:
+        """The scale of a snapshot benchmark (an id): `"percent"` (0-100) or `"unbounded"`
+        (Elo, dollars, other open scales)."""
+        return self._scale[benchmark]
+
     # -------------------------------------------------------------- prediction
-    def _probe_row(
+    def probe_row(
         self, probe_scores: Mapping[str, float], warn_fractions: bool = True
     ) -> np.ndarray:
+        """A new model's `{benchmark name: score}`, checked, as one row over the fitted
+        benchmarks (NaN: not given): names resolved, each a fitted benchmark given once, scores
+        finite numbers in the benchmark's range (`ProbeScoreError` says which and why); percent
+        scores that look like fractions warn (`warn_fractions`)."""
         if not isinstance(probe_scores, Mapping):
             kind = type(probe_scores).__name__
             raise TypeError(f"probe_scores must be a mapping of benchmark -> score, got {kind}")
@@ -358,7 +383,7 @@ class BenchPress:
 
     def _warn_if_fractions(self, row: np.ndarray) -> None:
         """Scores are percent (0-100); percent scores that look like fractions warn
-        (`predictor.fraction_scores`): all of them at once, or each one beside percent ones."""
+        (`predictor.util.fraction_scores`): all of them at once, or each one beside percent ones."""
         given = [
             (self.fit_benchmarks_[c], float(row[c]))
             for c in np.flatnonzero(np.isfinite(row) & self._percent)
@@ -441,7 +466,7 @@ class BenchPress:
                     ) from None
                 raise exc from None
         else:
-            return probe_scores, False, model  # `_probe_row` says what it takes
+            return probe_scores, False, model  # `probe_row` says what it takes
         frame = limited_checked(frame, allow_limited, model)
         inputs = summarise(frame, model)
         if not inputs.scores:
@@ -468,7 +493,7 @@ class BenchPress:
         """(basis, the snapshot model whose side information applies, how it was derived)
         for a model's name: a model this snapshot knows (`openai/gpt-4o` resolves as
         `gpt-4o` does); a fine-tune, merge, quantisation or adapter of one, by `base` or by
-        its name (`qwen3-32b-sft-v2`: `predictor.model_names.derived_base`); else none."""
+        its name (`qwen3-32b-sft-v2`: `predictor.names.model_names.derived_base`); else none."""
         if base is not None:
             if not isinstance(base, str) or not base.strip():
                 raise ProbeScoreError(f"base must be a non-empty name, got {quoted(base)}")
@@ -568,7 +593,7 @@ class BenchPress:
         In order: `family` and `release_date` as given; a model the snapshot knows (by
         `model`, in any spelling `resolve_model` takes) keeps its own date and family; a
         derivative of a known model (`base`, or a name such as `qwen3-32b-sft-v2`) takes the
-        base's; otherwise the family is read from the name (`predictor.families`) and the
+        base's; otherwise the family is read from the name (`predictor.names.families`) and the
         date is unknown, inferred jointly with the model's vector (never the fit's newest
         day). A date the snapshot only knows as the day a source first listed the model is
         not a release date: it is inferred too. A family the fit does not know gets the
@@ -681,7 +706,7 @@ class BenchPress:
         side, features, group = self.side_for(name, family, release_date, base)
         scores = split_probes(self, scores, handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
-        row = self._probe_row(scores, warn_fractions=not units_known)
+        row = self.probe_row(scores, warn_fractions=not units_known)
         side = self._with_inferred_date(side, row, features, group)
         mean, low, high, within = self.completer_.fold_in_summary(
             row, level, TRUST_WIDTH, features=features, group=group
@@ -817,7 +842,7 @@ class BenchPress:
         `ScaleTransform.interval`); probes come back as given; every draw is clipped to its
         benchmark's valid range (`in_range`). Seeded: the same arguments give the same
         draws."""
-        row = self._probe_row(probe_scores)
+        row = self.probe_row(probe_scores)
         _, features, group = self.side_for(model, family, release_date, base)
         try:
             draws = self.completer_.fold_in_draws(

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from predictor.api import BenchPress
-from predictor.fitted_state import restore_state
-from predictor.snapshots import Snapshot
+from predictor.fit.fitted_state import restore_state
+from predictor.snapshots.reader import Snapshot
 from predictor.transforms import plain_warp
 
 # Fixed probe sets standing for typical new models (weak, mid, frontier): their predictions
@@ -77,7 +77,9 @@ def prediction_shift(old: Snapshot, new: Snapshot) -> dict[str, float]:
     before, after = BenchPress(old), BenchPress(new)
     shifts: list[float] = []
     for probes in REFERENCE_PROBES.values():
-        usable = {k: v for k, v in probes.items() if k in before._column and k in after._column}
+        usable = {
+            k: v for k, v in probes.items() if k in before.fit_columns and k in after.fit_columns
+        }
         if not usable:
             continue
         p_old, p_new = before.predict(usable), after.predict(usable)

@@ -51,12 +51,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from predictor.fraction_scores import beside_percent_messages, split_fractions
+from predictor.fitted_matrix import FittedMatrix
 from predictor.methods.base import Completer, Placement
 from predictor.methods.common import check_level, student_t_cdf, student_t_quantile
-from predictor.reference_names import resolve_reference
-from predictor.resolve import AmbiguousNameError, UnknownNameError
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
+from predictor.reference_names import ReferenceModel, resolve_reference
 from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, tie_groups
+from predictor.util.fraction_scores import beside_percent_messages, split_fractions
 from predictor.values import FractionScoresWarning, ProbeScoreError
 
 MIN_SCORES = 3
@@ -508,7 +509,7 @@ def _widths(place, fit, mean, var, level, n_known) -> np.ndarray:
 # ------------------------------------------------------------------- on a snapshot (API)
 DEFAULT_NAME = "new benchmark"
 _PLAUSIBLE_LIMIT = 1e7  # as `BenchPress.predict`: a larger score is a typo
-_PLACEMENTS: weakref.WeakKeyDictionary[Any, Placement] = weakref.WeakKeyDictionary()
+_PLACEMENTS: weakref.WeakKeyDictionary[FittedMatrix, Placement] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -586,11 +587,11 @@ class NewBenchmarkPrediction:
         }
 
 
-def _fitted_placement(bp: Any) -> Placement:
+def _fitted_placement(bp: FittedMatrix) -> Placement:
     """The snapshot's fitted models placed against its fit, once per `BenchPress`."""
     found = _PLACEMENTS.get(bp)
     if found is None:
-        values = bp._dense(bp.fit_models_, bp.fit_benchmarks_)
+        values = bp.observed_values(bp.fit_models_, bp.fit_benchmarks_)
         found = placement(bp.completer_, values)
         _PLACEMENTS[bp] = found
     return found
@@ -616,7 +617,7 @@ def _score(name: str, raw: object, scale: str) -> float:
     return value
 
 
-def known_scores(bp: Any, scores: Mapping[str, float], scale: str) -> tuple[dict, tuple]:
+def known_scores(bp: FittedMatrix, scores: Mapping[str, float], scale: str) -> tuple[dict, tuple]:
     """({model id: score}, resolution notes) of the caller's {model name: score}.
 
     Names resolve as reference models do (`predictor.reference_names`: ids, aliases,
@@ -650,7 +651,7 @@ def known_scores(bp: Any, scores: Mapping[str, float], scale: str) -> tuple[dict
     return known, tuple(notes)
 
 
-def _model(bp: Any, name: str) -> Any:
+def _model(bp: FittedMatrix, name: str) -> ReferenceModel:
     """`name` as a model of `bp` (`resolve_reference`); a benchmark's name given where a
     model goes (the `predict` habit, `gpqa_diamond=80`) is said to be one."""
     try:
@@ -670,7 +671,7 @@ def _model(bp: Any, name: str) -> Any:
 
 def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
     """Percent scores that look like fractions (0.61 for 61%) warn
-    (`predictor.fraction_scores`): all of them at once, or each one beside percent ones."""
+    (`predictor.util.fraction_scores`): all of them at once, or each one beside percent ones."""
     if scale != "percent":
         return
     small, percent = split_fractions(list(known.items()))
@@ -686,7 +687,9 @@ def _warn_if_fractions(known: dict[str, float], scale: str) -> None:
         warnings.warn(message, FractionScoresWarning, stacklevel=4)
 
 
-def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement, tuple[str, ...]]:
+def _population(
+    bp: FittedMatrix, known: dict[str, float]
+) -> tuple[list[str], Placement, tuple[str, ...]]:
     """The fitted models, then any known model outside the fit, placed from its scores on
     the fitted benchmarks (as `predict` folds a new model in: with its family, read from its
     id, when the fit knows it), and the notes saying which family each such model got."""
@@ -695,7 +698,7 @@ def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement,
     extra = [m for m in known if m not in fitted]
     if not extra:
         return list(bp.fit_models_), place, ()
-    values = bp._dense(extra, bp.fit_benchmarks_)
+    values = bp.observed_values(extra, bp.fit_benchmarks_)
     empty = [m for m, row in zip(extra, values, strict=True) if not np.isfinite(row).any()]
     if empty:
         raise ProbeScoreError(
@@ -714,7 +717,7 @@ def _population(bp: Any, known: dict[str, float]) -> tuple[list[str], Placement,
 
 
 def predict_benchmark(
-    bp: Any,
+    bp: FittedMatrix,
     scores: Mapping[str, float],
     scale: str = "percent",
     level: float = 0.9,

@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from predictor.paths import benchpress_home
+from predictor.util.paths import benchpress_home
 
 # where a stored score came from, as a provider hands it on with each score
 PROVENANCE_FIELDS = (

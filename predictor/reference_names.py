@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from predictor.resolve import (
+from predictor.fitted_matrix import FittedMatrix
+from predictor.names.resolve import (
     SUFFIX_WORDS,
     AmbiguousNameError,
     UnknownNameError,
@@ -40,9 +40,6 @@ from predictor.resolve import (
     settings_index,
 )
 from predictor.values import Prediction
-
-if TYPE_CHECKING:
-    from predictor.api import BenchPress
 
 EFFORT_ORDER = ("minimal", "low", "medium", "high", "xhigh", "max")
 _DIGIT_DASH = re.compile(r"(?<=\d)-(?=\d)")
@@ -95,7 +92,7 @@ class ReferenceModel:
     given: str
     model_id: str
     rule: str  # "as written", "version dots", or a headline rule of `headline`
-    snapshot: BenchPress  # the snapshot holding the model
+    snapshot: FittedMatrix  # the snapshot holding the model
     home: bool  # True when that is the snapshot being compared in
 
     @property
@@ -118,7 +115,7 @@ class ReferenceModel:
             raise ValueError(
                 f"reference model {self.model_id} is not in the fit of snapshot {bp.version}"
             )
-        lacking = [t for t in targets if t not in bp._column]
+        lacking = [t for t in targets if t not in bp.fit_columns]
         if lacking:
             raise ValueError(
                 f"reference model {self.model_id} comes from snapshot {bp.version}, which "
@@ -129,7 +126,7 @@ class ReferenceModel:
         observed = bp.completer_.observed_
         out = {}
         for t in targets:
-            j = bp._column[t]
+            j = bp.fit_columns[t]
             m = float(mean[i, j])
             out[t] = Prediction(
                 t,
@@ -142,7 +139,7 @@ class ReferenceModel:
         return out
 
 
-def _in(bp, name: str) -> tuple[str, str]:
+def _in(bp: FittedMatrix, name: str) -> tuple[str, str]:
     """(id, rule) of `name` in `bp` by the module's rule; `bp`'s `UnknownNameError` for the
     name as written when no rule finds it."""
     index: dict[str, list[str]] | None = None
@@ -176,19 +173,19 @@ def _in(bp, name: str) -> tuple[str, str]:
     return next(iter(found.items()))
 
 
-# `resolve_reference`'s default catalogue: `BenchPress.catalogue()` of the snapshot's own class
-# (the newest published snapshot, else the bundled one).
+# `resolve_reference`'s default catalogue: `bp.catalogue()` (`BenchPress.catalogue`: the newest
+# published snapshot, else the bundled one).
 CATALOGUE = "catalogue"
 
 
 def resolve_reference(
-    bp: BenchPress, name: str, catalogue: Callable[[], BenchPress] | str | None = CATALOGUE
+    bp: FittedMatrix, name: str, catalogue: Callable[[], FittedMatrix] | str | None = CATALOGUE
 ) -> ReferenceModel:
     """`name` as a reference model (module docstring): in `bp`, else in the catalogue
     snapshot (`catalogue()`, loaded only when needed; default `BenchPress.catalogue`; None:
     `bp` alone). Unknown there too: `bp`'s own `UnknownNameError`, with its close matches."""
     if catalogue == CATALOGUE:
-        catalogue = type(bp).catalogue
+        catalogue = bp.catalogue
     if not isinstance(name, str) or not name.strip():
         raise TypeError(f"model name must be a non-empty string, got {name!r}")
     try:
@@ -208,7 +205,9 @@ def resolve_reference(
         return ReferenceModel(name, *found, other, False)
 
 
-def reference_notes(bp, names: Sequence[str] | str, resolved: dict) -> tuple[str, ...]:
+def reference_notes(
+    bp: FittedMatrix, names: Sequence[str] | str, resolved: dict
+) -> tuple[str, ...]:
     """The summary lines saying which id each reference name stood for (names that were the
     id itself say nothing). `resolved`: the references found outside `bp` (model id ->
     `ReferenceModel`, as `compare_with_known_models` collects them; private models too)."""

@@ -1,7 +1,7 @@
 """What a fit may know about a matrix besides its scores, and which of it the default uses.
 
 Per model: a release date (fractional year; NaN = unknown) and a family
-(`predictor.families`). Per benchmark: a chance floor (25 on 4-way multiple choice), the valid
+(`predictor.names.families`). Per benchmark: a chance floor (25 on 4-way multiple choice), the valid
 range and a category (coding, math, knowledge, ...). The default method uses the release date
 as a covariate and the families and categories as hierarchical priors (`DEFAULT_USE`): each
 earned its place on held-out splits of the paper matrix (docs/method.md). Chance floors in
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from predictor.families import model_families
+from predictor.names.families import model_families
 
 # Years of doubt about a date only known as the day a leaderboard first listed the model: with
 # doubt the fit infers the date around that day instead of taking it as the release. Measured

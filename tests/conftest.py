@@ -134,7 +134,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.setdefault(variable, "1")
     # Many tests refresh the same recorded payloads in homes of their own: each distinct fit's
     # new-model calibration (12 of its 13 fits) is computed once for the whole session, by
-    # every worker and subprocess (`predictor.calibration_cache`; kept by `clean_environment`)
+    # every worker and subprocess (`predictor.fit.calibration_cache`; kept by `clean_environment`)
     if not os.environ.get(CALIBRATION_CACHE):
         os.environ[CALIBRATION_CACHE] = tempfile.mkdtemp(prefix="benchpress-test-calibrations-")
         _CREATED.append(Path(os.environ[CALIBRATION_CACHE]))

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from predictor.api import BenchPress as PredictorBenchPress
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from predictor.paths import bundled_snapshot_dir, snapshot_store_dir
-from predictor.snapshots import list_versions, listed_files, read_manifest, verify
+from predictor.snapshots.reader import list_versions, listed_files, read_manifest, verify
+from predictor.util.paths import bundled_snapshot_dir, snapshot_store_dir
 from tests.support.shared_home import CliRefreshed
 from tests.support.snapshots import assert_same_content
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.sources import SOURCES
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.shared_home import CliRefreshed
 
 BIN = Path(sys.executable).parent / "benchpress"

@@ -64,7 +64,8 @@ def test_site_builds_strict_with_every_page(tmp_path, benchpress_home) -> None:
     api = (site / "api" / "benchpress.html").read_text()
     for anchor in ("predictor.api.BenchPress.load", "predictor.api.BenchPress.predict"):
         assert f'id="{anchor}"' in api
-    assert 'id="predictor.completion.complete_matrix"' in (site / "api/completion.html").read_text()
+    completion = (site / "api/completion.html").read_text()
+    assert 'id="predictor.fit.completion.complete_matrix"' in completion
     assert 'id="predictor.trust.probes.select_probes"' in (site / "api/trust.html").read_text()
 
     # the CLI reference carries each command's --help from the installed parser

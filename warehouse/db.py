@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from predictor.paths import warehouse_path
+from predictor.util.paths import warehouse_path
 from warehouse.ducklake import (
     lake_connection,
     lake_ddl,

@@ -43,7 +43,7 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
-from predictor.env_choice import env_choice
+from predictor.util.env_choice import env_choice
 
 WAREHOUSE_ENV = "BENCHPRESS_WAREHOUSE"
 CATALOG_ENV = "BENCHPRESS_DUCKLAKE_CATALOG"

@@ -33,13 +33,13 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from predictor.confusables import skeleton
-from predictor.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
+from predictor.names.confusables import skeleton
+from predictor.names.resolve import display_names
 from predictor.private import PROVENANCE_FIELDS
-from predictor.resolve import display_names
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
 from predictor.results.limited import limited_checked
-from predictor.snapshots import SnapshotError, default_stores, load_snapshot, resolve_version
+from predictor.snapshots.reader import SnapshotError, default_stores, load_snapshot, resolve_version
+from predictor.util.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
 from warehouse.db import open_waiting, transaction
 
 STORE_DIR, STORE_FILE = PRIVATE_STORE_DIR, PRIVATE_STORE_FILE  # under BENCHPRESS_HOME
@@ -146,13 +146,13 @@ def check_name(name: str, what: str = "model name") -> str:
 
 # ---------------------------------------------------------------------------- lookalikes
 PublicNames = Mapping[str, frozenset[str]]  # lookalike key -> the public model ids spelt so
-_NOT_KEPT = re.compile(r"[^\w.+]|_")  # separators, as `predictor.resolve.fold` drops them
+_NOT_KEPT = re.compile(r"[^\w.+]|_")  # separators, as `predictor.names.resolve.fold` drops them
 _ASCII_NOT_KEPT = {c: None for c in range(128) if _NOT_KEPT.fullmatch(chr(c))}
 
 
 def lookalike_keys(name: str) -> set[str]:
     """Keys under which two names read alike: the NFKC form, and the Unicode TR39 confusable
-    skeleton (`predictor.confusables.skeleton`) taken before and after case folding (names
+    skeleton (`predictor.names.confusables.skeleton`) taken before and after case folding (names
     are told apart regardless of case), each case-folded without separators (spaces, `-`,
     `_`, `/`, `@`; `.` and `+` kept, as `fold` keeps them). Letters of any script are kept:
     `日本語モデル` has keys of its own, it does not fold away."""

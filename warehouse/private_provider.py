@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib.util import find_spec
 from pathlib import Path
 
-from predictor.paths import private_store_path
+from predictor.util.paths import private_store_path
 
 
 def load_private_models(home: Path) -> list[dict[str, object]]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from predictor.snapshots import SnapshotError, list_versions, verify
-from predictor.stores import SnapshotStore, open_store
+from predictor.snapshots.reader import SnapshotError, list_versions, verify
+from predictor.snapshots.stores import SnapshotStore, open_store
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Write, stage and publish immutable snapshots (layout: predictor.snapshot_layout;
-verification: predictor.snapshots).
+"""Write, stage and publish immutable snapshots (layout: predictor.snapshots.layout;
+verification: predictor.snapshots.reader).
 
 Staging writes the data files to a directory named by their content hash; publishing copies a
 staged, checked directory into the store under a new calendar version, atomically (write to a
@@ -22,15 +22,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshot_layout import DIGEST_FILE, MANIFEST, draft_manifest, published_manifest
-from predictor.snapshot_writer import (
-    SnapshotTables,
-    next_version,
-    write_manifest,
-    write_tables,
-)
-from predictor.snapshots import (
+from predictor.snapshots.layout import DIGEST_FILE, MANIFEST, draft_manifest, published_manifest
+from predictor.snapshots.reader import (
     SnapshotError,
     content_hash,
     list_versions,
@@ -41,7 +34,14 @@ from predictor.snapshots import (
     verify,
     version_key,
 )
-from predictor.stores import write_index
+from predictor.snapshots.stores import write_index
+from predictor.snapshots.writer import (
+    SnapshotTables,
+    next_version,
+    write_manifest,
+    write_tables,
+)
+from predictor.util.paths import bundled_snapshot_dir
 from warehouse.db import transaction
 from warehouse.scores import current_parses
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from predictor.paths import warehouse_path
+from predictor.util.paths import warehouse_path
 from warehouse.db import open_waiting, warehouse_location
 from warehouse.ducklake import WarehouseMissingError, open_reader, warehouse_backend
 from warehouse.scores import current_parses
 from warehouse.status import source_status
 
 
-def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
+def warehouse_stats(path: Path | None = None, long_tail: Iterable[str] = ()) -> dict[str, Any]:
+    """The figures of the warehouse at `path` (default: the configured one); the matrix's
+    totals are also given without each source of `long_tail`, as `without_<source>` (the
+    sources that are a long tail of fine-tunes: `pipelines.sources.LONG_TAIL`)."""
     lake = path is None and warehouse_backend() == "ducklake"  # the shared warehouse
     target = path or warehouse_path()
     where = warehouse_location() if lake else str(target)
@@ -86,11 +90,18 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             " FROM matrix_cells"
         ).fetchone()
         conflicts = con.execute("SELECT count(*) FROM matrix_conflicts").fetchone()[0]
-        # the same counts without the Open LLM Leaderboard's long tail of fine-tunes
-        frontier = con.execute(
-            "SELECT count(DISTINCT model_id), count(DISTINCT benchmark_id), count(*)"
-            " FROM matrix_cells WHERE source <> 'open_llm_leaderboard'"
-        ).fetchone()
+        without = {}
+        for source in long_tail:  # the same counts without a long tail of fine-tunes
+            rest = con.execute(
+                "SELECT count(DISTINCT model_id), count(DISTINCT benchmark_id), count(*)"
+                " FROM matrix_cells WHERE source <> ?",
+                [source],
+            ).fetchone()
+            without[f"without_{source}"] = {
+                "models": rest[0],
+                "benchmarks": rest[1],
+                "cells": rest[2],
+            }
     finally:
         con.close()
     return {
@@ -101,10 +112,6 @@ def warehouse_stats(path: Path | None = None) -> dict[str, Any]:
             "benchmarks": benchmarks,
             "cells": cells,
             "conflicts": conflicts,
-            "without_open_llm_leaderboard": {
-                "models": frontier[0],
-                "benchmarks": frontier[1],
-                "cells": frontier[2],
-            },
+            **without,
         },
     }

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT, help="PNG to write")
     args = parser.parse_args(argv)
-    from predictor.paths import bundled_snapshot_dir
+    from predictor.util.paths import bundled_snapshot_dir
 
     benchpress = Path(sys.executable).with_name("benchpress")
     port = free_port()

@@ -38,7 +38,12 @@ from pipelines.stages.snapshot import (
     stage_snapshot,
 )
 from pipelines.stages.unchanged import matrix_inputs_key
-from predictor.snapshots import SnapshotError, list_versions, read_manifest, snapshot_identity
+from predictor.snapshots.reader import (
+    SnapshotError,
+    list_versions,
+    read_manifest,
+    snapshot_identity,
+)
 from warehouse.remote import sync_store
 from warehouse.scores import read_table
 from warehouse.snapshots import (

@@ -13,7 +13,7 @@ from pipelines.resources import check_settings
 from pipelines.settings import DRIFT_CHECKS, refresh_workers
 from predictor.cli.options import add_progress_option
 from predictor.cli.output import EXIT_FAILED, progress_bar, state_reason
-from predictor.paths import benchpress_home
+from predictor.util.paths import benchpress_home
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:

@@ -12,10 +12,11 @@ from typing import Any
 import polars as pl
 
 from pipelines.settings import fit_params
+from pipelines.sources import LONG_TAIL
 from pipelines.stages.rebuild import rebuild_as_of
 from predictor.cli.options import add_output_options
 from predictor.cli.output import EXIT_FAILED, emit, print_table
-from predictor.paths import warehouse_path
+from predictor.util.paths import warehouse_path
 from warehouse.db import connect
 from warehouse.ducklake import warehouse_backend
 from warehouse.stats import warehouse_stats
@@ -30,7 +31,7 @@ def stats_frame(stats: dict[str, Any]) -> pl.DataFrame:
 
 
 def cmd_warehouse_stats(args: argparse.Namespace) -> int:
-    stats = warehouse_stats()
+    stats = warehouse_stats(long_tail=LONG_TAIL)
     if stats["matrix"] is None:
         print(
             f"benchpress: error: no warehouse at {stats['warehouse']}; run `benchpress refresh` "
@@ -103,11 +104,15 @@ def print_stats(stats: dict[str, Any]) -> None:
         if facts.get("error"):
             print(f"{source} is stale since {facts['error_at']}: {facts['error']}")
     m = stats["matrix"]
-    rest = m["without_open_llm_leaderboard"]
+    without = "".join(
+        f" (without {name}: {rest['models']:,} models x {rest['benchmarks']:,} benchmarks, "
+        f"{rest['cells']:,} cells)"
+        for source, name in LONG_TAIL.items()
+        if (rest := m.get(f"without_{source}")) is not None
+    )
     print(
         f"matrix: {m['models']:,} models x {m['benchmarks']:,} benchmarks, {m['cells']:,} cells, "
-        f"{m['conflicts']:,} conflicts (without the Open LLM Leaderboard: {rest['models']:,} "
-        f"models x {rest['benchmarks']:,} benchmarks, {rest['cells']:,} cells)"
+        f"{m['conflicts']:,} conflicts{without}"
     )
 
 

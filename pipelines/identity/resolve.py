@@ -40,7 +40,7 @@ from pipelines.identity.registry import (
 )
 from pipelines.identity.rules import IDENTITY_FROM, ParsedName, normalise_base, parse_name
 from pipelines.identity.settings import Setting
-from pipelines.sources import DISPLAY_FIELD, HEADLINE_SOURCES, NAME_FIELD
+from pipelines.sources import DISPLAY_FIELD, HEADLINE_SOURCES, NAME_FIELD, ONE_MODEL_AGENT
 
 # Resolution of a row: the benchmark, then the model, then the value.
 RESOLUTIONS = ("resolved", "unresolved_model", "unresolved_benchmark", "rejected", "excluded")
@@ -293,8 +293,8 @@ class BenchmarkResolver:
 # ------------------------------------------------------------------------------ the frame
 def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
     """The model name each source's grammar is read from (per source, `NAME_FIELD`, or per row,
-    `extra["identity_from"]`), the display name read beside it (`DISPLAY_FIELD`), plus
-    SWE-bench's per-model runs."""
+    `extra["identity_from"]`), the display name read beside it (`DISPLAY_FIELD`), plus the
+    one-model runs of leaderboards of agent systems (`ONE_MODEL_AGENT`)."""
     source = pl.col("source")
     name = pl.col("model_key")
     for src, field in NAME_FIELD.items():
@@ -310,12 +310,16 @@ def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
         [pl.col("extra").str.json_path_match(f"$.{f}").str.slice(0, 10) for f in EVAL_DATE_FIELDS]
     )
     frame = scores.with_columns(name.alias("_name"), date.alias("eval_date"))
-    # SWE-bench: only the mini-swe-agent (bash-only) runs are one model; their `Model:` tag
-    # holds the API id and the display name the date and reasoning effort
-    is_swe = source == "swebench"
-    per_model = is_swe & pl.col("agent").str.starts_with("mini-swe-agent").fill_null(False)
+    # leaderboards of agent systems (SWE-bench): only their one-model agent's runs (bash-only
+    # mini-swe-agent) are one model; their `Model:` tag holds the API id and the display name
+    # the date and reasoning effort
+    is_systems = source.is_in(list(ONE_MODEL_AGENT))
+    per_model = pl.lit(False)
+    for src, agent in ONE_MODEL_AGENT.items():
+        runs = (source == src) & pl.col("agent").str.starts_with(agent).fill_null(False)
+        per_model = per_model | runs
     tags = (
-        pl.when(is_swe)
+        pl.when(is_systems)
         .then(pl.col("extra").str.json_path_match("$.models"))
         .str.json_decode(pl.List(pl.String))
     )
@@ -324,7 +328,7 @@ def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(
         pl.when(per_model & one_tag)
         .then(pl.col("_tags").list.first())
-        .when(is_swe)
+        .when(is_systems)
         .then(pl.lit(None, pl.String))
         .otherwise(pl.col("_name"))
         .alias("_name"),
@@ -333,7 +337,7 @@ def _name_columns(scores: pl.DataFrame) -> pl.DataFrame:
         .then(pl.col("model_name").str.replace(r"^.*\+\s*", ""))
         .otherwise(display)
         .alias("_display"),
-        (is_swe & ~per_model).alias("_system"),
+        (is_systems & ~per_model).alias("_system"),
     ).drop("_tags")
 
 

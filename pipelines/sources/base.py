@@ -115,6 +115,17 @@ class Source:
     # The rows' `extra` says what a run of the benchmark cost in USD (`cost`; ARC Prize's
     # `cost_per_task`): the snapshot's run costs are their medians (`pipelines.stages.costs`).
     run_costs: bool = False
+    # For leaderboards of agent systems (a scaffold around one or more models): the agent (a
+    # prefix) whose rows are one model's runs, named by the single model tag in
+    # `extra["models"]` and displayed by the name after "+" in `model_name`; every other row is
+    # a system, excluded (`pipelines.identity.resolve`). None: every row is one model's.
+    one_model_agent: str | None = None
+    # The release dates it states are upload days (a Hub repo's creation day), used only when
+    # no other source dates the model (`pipelines.stages.side_information`).
+    dates_are_uploads: bool = False
+    # A long tail of small models (fine-tunes): `benchpress warehouse stats` also counts the
+    # matrix without it, under this name ("the Open LLM Leaderboard"). None: not a long tail.
+    long_tail: str | None = None
 
     def describe(self) -> dict[str, object]:
         return {

@@ -271,5 +271,7 @@ SOURCE = Source(
     ),
     priority=90,
     name_field="model_name",  # the key carries precision and a commit
+    dates_are_uploads=True,  # the Hub repo's creation day
+    long_tail="the Open LLM Leaderboard",  # thousands of fine-tunes
     max_bytes=16 * 1024 * 1024,
 )

@@ -170,5 +170,6 @@ SOURCE = Source(
     priority=40,
     frontier=True,
     run_costs=True,
+    one_model_agent="mini-swe-agent",  # the bash-only runs; the other boards rank systems
     max_bytes=32 * 1024 * 1024,  # 4.2 MB in Dec 2025 and growing (per-instance details)
 )

@@ -19,7 +19,7 @@ from pipelines.stages.quality import (
     source_row_changes,
 )
 from predictor.drift import benchmark_loadings, drift_figures
-from predictor.snapshots import SnapshotError, list_versions, load_snapshot
+from predictor.snapshots.reader import SnapshotError, list_versions, load_snapshot
 from predictor.trust.suspicious import DEFAULT_THRESHOLD, above_threshold
 from warehouse.snapshots import SnapshotTables
 

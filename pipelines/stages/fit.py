@@ -11,16 +11,11 @@ import polars as pl
 from pipelines.identity.registry import Registry, load_registry
 from pipelines.stages.side_information import fit_side_information
 from pipelines.transforms.matrix import select_for_fit
-from predictor.dense import dense_matrix
-from predictor.fitting import fit_calibrated
-from predictor.methods import als, bayesian_state
+from predictor.fit.dense import dense_matrix
+from predictor.fit.fitting import fit_calibrated
 from predictor.methods.base import Completer
-from predictor.methods.registry import DEFAULT_METHOD, make_completer
+from predictor.methods.registry import DEFAULT_METHOD, METHODS, make_completer
 from predictor.side_information import SideInformation
-
-# The state version each method's fit records (its `to_state`), so the label a fit will carry
-# (`predictor.snapshots.fitted_method`) is known before fitting, for `planned_identity`.
-STATE_VERSIONS = {"bayes": bayesian_state.STATE_VERSION, "als": als.STATE_VERSION}
 
 
 @dataclass(frozen=True)
@@ -47,10 +42,11 @@ class FitParams:
 
 
 def method_label(method: str = DEFAULT_METHOD) -> str | None:
-    """`method@state_version` that a fit of `method` records; None when its state version is
-    not listed here (such a fit is then never reused: its inputs cannot be named in advance)."""
-    version = STATE_VERSIONS.get(method)
-    return None if version is None else f"{method}@{version}"
+    """`method@state_version` that a fit of `method` records (`predictor.snapshots.reader.
+    fitted_method`), known before fitting from the class's `state_version` (what its
+    `to_state` writes), for `planned_identity`. None for a method not registered."""
+    cls = METHODS.get(method)
+    return None if cls is None else f"{method}@{cls.state_version}"
 
 
 @dataclass
@@ -103,7 +99,7 @@ def fit_matrix(
     side = fit_side_information(
         model_ids, benchmark_ids, cells, registry or load_registry(), stated
     )
-    # new-model intervals calibrated on held-out models of this matrix (predictor.calibration)
+    # new-model intervals calibrated on held-out models of this matrix (predictor.fit.calibration)
     completer, _ = fit_calibrated(
         values, scales, params.completer, side, random_state=params.random_state
     )

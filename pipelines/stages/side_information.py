@@ -31,8 +31,8 @@ import polars as pl
 
 from pipelines.identity.catalogue import Catalogue, CatalogueRow
 from pipelines.identity.registry import Registry
-from pipelines.sources import SOURCE_PRIORITY
-from predictor.families import model_families
+from pipelines.sources import SOURCE_PRIORITY, UPLOAD_DAY_SOURCES
+from predictor.names.families import model_families
 from predictor.side_information import (
     FIRST_SEEN_DOUBT,
     SideInformation,
@@ -44,7 +44,6 @@ CATALOGUE = "catalogue"
 FIRST_SEEN = "first_seen"
 EARLIEST_RELEASE = date(2015, 1, 1)  # no model a source scores was released before
 CONFLICT_DAYS = 31  # stated dates further apart than this are a disagreement worth showing
-UPLOAD_DAY_SOURCES = frozenset({"open_llm_leaderboard"})  # the Hub repo's creation day
 
 STATED_SCHEMA: dict[str, pl.DataType] = {
     "model_id": pl.String(),

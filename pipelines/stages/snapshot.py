@@ -18,11 +18,11 @@ from pipelines.stages.fit import FitParams, FitResult, method_label
 from pipelines.stages.quality import DRIFT_CHECKS
 from pipelines.stages.side_information import release_dates, stated_dates
 from pipelines.transforms.matrix import select_for_fit
-from predictor.families import model_families
-from predictor.fitted_state import export_state
-from predictor.snapshot_layout import CELL_RENAMES, FORMAT_VERSION
-from predictor.snapshot_writer import write_tables
-from predictor.snapshots import input_identity, method_settings
+from predictor.fit.fitted_state import export_state
+from predictor.names.families import model_families
+from predictor.snapshots.layout import CELL_RENAMES, FORMAT_VERSION
+from predictor.snapshots.reader import input_identity, method_settings
+from predictor.snapshots.writer import write_tables
 from predictor.trust.suspicious import residual_table
 from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 

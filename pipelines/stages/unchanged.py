@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import duckdb
 
-from predictor.source_digest import source_digest
+from predictor.util.source_digest import source_digest
 from warehouse.snapshots import current_parse_rows
 
 # settings that say where state lives, where and how fast to fetch, how long to wait or how

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from predictor.env_choice import env_choice
-from predictor.paths import snapshot_store_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.env_choice import env_choice
+from predictor.util.paths import snapshot_store_dir
 
 INSTANCE_ENV = "BENCHPRESS_INSTANCE"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -39,12 +39,12 @@ import polars as pl
 from pipelines.identity.registry import CANONICAL_SOURCE, load_registry
 from pipelines.sources import SOURCE_PRIORITY
 from pipelines.sources.base import natural_order
-from predictor.snapshot_layout import MATRIX_CELL_COLUMNS
+from predictor.snapshots.layout import MATRIX_CELL_COLUMNS
 
 CONFLICT_THRESHOLD = 3.0
 CELL = ["model_id", "benchmark_id"]
 # The score matrix's columns: the snapshot's cells table before `payload_url` becomes `url`
-# (`predictor.snapshot_layout`).
+# (`predictor.snapshots.layout`).
 CELL_COLUMNS = MATRIX_CELL_COLUMNS
 
 

@@ -7,7 +7,7 @@ import sys
 
 from predictor.cli.commands import APP
 from predictor.cli.options import STORE_HELP, add_commands
-from predictor.stores import LocalStore, open_store
+from predictor.snapshots.stores import LocalStore, open_store
 from predictor.web import server as web_server  # patched by tests: looked up when called
 from predictor.web.guards import is_loopback
 

@@ -5,10 +5,14 @@ when the command is parsed (`predictor.cli.options.Commands`).
 A new command: its module in `predictor.cli` (an `<name>_arguments(parser)` function that adds
 the options and sets `func`, and the handler) and one line here. The pipeline's commands
 (`pipelines.cli`) and the private store's (`warehouse.cli_private`) are declared the same way
-and registered through the `benchpress.commands` entry points.
+and registered through the `benchpress.commands` entry points. `registered(command)` adds one
+for a block (a test's toy command).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from predictor.cli.options import Command
 
@@ -65,3 +69,20 @@ RUN = (
     ),
 )
 COMMANDS = (*PREDICT, *RUN, *SNAPSHOTS, *APP, *EVALUATE, *TRUST, *NEW_BENCHMARK)
+
+
+@contextmanager
+def registered(*commands: Command) -> Iterator[None]:
+    """`commands` listed and dispatched by `benchpress` for the block, then removed again: how a
+    test adds a toy command without editing `COMMANDS`. A name already taken is refused."""
+    global COMMANDS
+    names = [c.name for c in (*COMMANDS, *commands)]
+    taken = sorted({name for name in names if names.count(name) > 1})
+    if taken:
+        raise ValueError(f"commands {taken} are already declared")
+    before = COMMANDS
+    COMMANDS = (*before, *commands)
+    try:
+        yield
+    finally:
+        COMMANDS = before

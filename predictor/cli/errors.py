@@ -7,13 +7,13 @@ that load numpy and Polars, which `benchpress --help` does not."""
 from __future__ import annotations
 
 from predictor.cli.output import CommandError
-from predictor.extras import MissingExtraError
-from predictor.resolve import UnknownNameError
+from predictor.harnesses.endpoint import SettingsError
+from predictor.names.resolve import UnknownNameError
 from predictor.results.errors import ResultsError
 from predictor.runs.preflight import EndpointError
-from predictor.runs.settings import SettingsError
-from predictor.snapshots import SnapshotError
+from predictor.snapshots.reader import SnapshotError
 from predictor.trust.costs import BudgetError
+from predictor.util.extras import MissingExtraError
 from predictor.values import ProbeScoreError
 
 __all__ = ["REPORTED", "USAGE", "ResultsError"]

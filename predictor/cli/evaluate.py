@@ -4,7 +4,7 @@
 dates, model families, benchmark categories), the same without side information, the
 BenchPress reference recipe and a column-mean baseline, run on the BenchPress paper matrix and
 its fold file. `--protocol future`: the time-honest protocol of
-`predictor.evaluation_future` (fit on the models released before each quarter, fold in each
+`predictor.evaluation.future` (fit on the models released before each quarter, fold in each
 model of the quarter from 5 probes), on the paper matrix with its release dates or, with
 `--source snapshot`, on a published snapshot's matrix (catalogue dates, else first seen).
 
@@ -40,8 +40,15 @@ from predictor.cli.options import (
     interval_level,
 )
 from predictor.cli.output import TABLE, CommandError, emit, json_text, output_format, progress_bar
-from predictor.completion import complete_matrix
-from predictor.evaluation import (
+from predictor.evaluation.future import (
+    FutureMethod,
+    column_mean_future,
+    format_future,
+    ours_future,
+    recipe_future,
+    run_future_protocol,
+)
+from predictor.evaluation.protocols import (
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
@@ -55,14 +62,9 @@ from predictor.evaluation import (
     load_folds,
     load_paper_matrix,
 )
-from predictor.evaluation_future import (
-    FutureMethod,
-    column_mean_future,
-    format_future,
-    ours_future,
-    recipe_future,
-    run_future_protocol,
-)
+from predictor.evaluation.registered import registered_future, registered_paper
+from predictor.fit.completion import complete_matrix
+from predictor.methods.registry import METHODS
 from predictor.side_information import (
     DEFAULT_USE,
     SideInformation,
@@ -73,6 +75,8 @@ from predictor.side_information import (
 OURS_LABEL = "ours: Bayesian MF + side info"
 
 REFERENCE_SCRIPT = REPO_ROOT / "benchmarks" / "reference_recipe.py"
+# The protocol's peers; every registered completion method is a choice too, by its registry
+# name (`method_names`)
 METHOD_NAMES = ("ours", "ours_plain", "ours_date", "reference", "column_mean")
 DEFAULT_METHODS = ("ours", "ours_plain", "reference", "column_mean")
 FUTURE_METHOD_NAMES = ("ours", "ours_plain", "reference", "column_mean")
@@ -113,6 +117,16 @@ def load_reference_recipe(path: Path = REFERENCE_SCRIPT) -> tuple[Any, str]:
     return partial(complete_matrix, method="als"), "reference recipe (vectorised ALS)"
 
 
+def method_names() -> tuple[str, ...]:
+    """What `--methods` takes: the peers, then each registered method by its registry name."""
+    return METHOD_NAMES + tuple(name for name in METHODS if name not in METHOD_NAMES)
+
+
+def future_method_names() -> tuple[str, ...]:
+    """What `--methods` takes with `--protocol future`."""
+    return FUTURE_METHOD_NAMES + tuple(n for n in METHODS if n not in FUTURE_METHOD_NAMES)
+
+
 def build_methods(
     names: list[str],
     data_path: Path,
@@ -122,7 +136,7 @@ def build_methods(
 ) -> list[Method]:
     """The completers of the paper protocol; `side` is the matrix's side information (read
     from `data_path` and the benchmark registry when not given)."""
-    if side is None and any(n in ("ours", "ours_date") for n in names):
+    if side is None and any(n in ("ours", "ours_date") or n in METHODS for n in names):
         benchmark_ids = load_paper_matrix(data_path)[2]
         side = paper_side_information(data_path, DEFAULT_REGISTRY_PATH, benchmark_ids)
     methods = []
@@ -142,9 +156,12 @@ def build_methods(
             methods.append(Method(name, label, fp))
         elif name == "column_mean":
             methods.append(Method(name, "column mean", partial(column_mean_baseline, level=level)))
+        elif name in METHODS:  # a registered method as the product fits it
+            fp = registered_paper(name, side, level, seed)
+            methods.append(Method(name, METHODS[name].label, fp))
         else:
             raise CommandError(
-                f"--methods: unknown method {name!r}; choose from {', '.join(METHOD_NAMES)}"
+                f"--methods: unknown method {name!r}; choose from {', '.join(method_names())}"
             )
     return methods
 
@@ -245,7 +262,7 @@ def run(args: argparse.Namespace) -> dict:
         probe_models = list(range(0, values.shape[0], QUICK_PROBE_STRIDE))
     names = [n.strip() for n in args.methods.split(",") if n.strip()]
     if not names:
-        raise CommandError(f"--methods needs at least one of {', '.join(METHOD_NAMES)}")
+        raise CommandError(f"--methods needs at least one of {', '.join(method_names())}")
     methods = build_methods(names, data_path, args.level, args.seed)
     probes = () if args.no_probe else PAPER_PROBES
 
@@ -322,10 +339,12 @@ def build_future_methods(names: list[str], seed: int = 0) -> list[FutureMethod]:
             )
         elif name == "column_mean":
             methods.append(FutureMethod(name, "column mean", column_mean_future()))
+        elif name in METHODS:
+            methods.append(FutureMethod(name, METHODS[name].label, registered_future(name, seed)))
         else:
             raise CommandError(
                 f"--methods: {name!r} is not a method of the future protocol; choose from "
-                f"{', '.join(FUTURE_METHOD_NAMES)}"
+                f"{', '.join(future_method_names())}"
             )
     return methods
 
@@ -458,7 +477,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--methods",
         default=",".join(DEFAULT_METHODS),
-        help=f"comma-separated subset of {','.join(METHOD_NAMES)} (default: %(default)s)",
+        help=f"comma-separated subset of {','.join(method_names())} (default: %(default)s)",
     )
     parser.add_argument(
         "--quick",

@@ -17,7 +17,7 @@ from typing import Any
 from predictor.api import BenchPress
 from predictor.cli.options import check_from_options, parse_scores, side_arguments
 from predictor.cli.output import CommandError, no_scores_error, printable
-from predictor.resolve import UnknownNameError
+from predictor.names.resolve import UnknownNameError
 from predictor.results import parse_overrides
 from predictor.results.inputs import ResultInputs, summarise
 from predictor.results.limited import limited_checked

@@ -14,7 +14,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from predictor.cli.commands import COMMANDS
+from predictor.cli import commands
 from predictor.cli.options import Commands, add_commands, reject_empty_store
 from predictor.cli.output import (
     EXIT_FAILED,
@@ -22,10 +22,10 @@ from predictor.cli.output import (
     EXIT_USAGE,
     state_reason,
 )
-from predictor.extras import missing_extra
-from predictor.paths import benchpress_home, bundled_snapshot_dir
-from predictor.read_limits import limit_reads, limits_from_environment
-from predictor.text_safety import one_line, terminal_safe_output
+from predictor.util.extras import missing_extra
+from predictor.util.paths import benchpress_home, bundled_snapshot_dir
+from predictor.util.read_limits import limit_reads, limits_from_environment
+from predictor.util.text_safety import one_line, terminal_safe_output
 
 
 def version_text() -> str:
@@ -34,7 +34,7 @@ def version_text() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     # deferred: only --version lists the bundled snapshot (the listing loads no Polars)
-    from predictor.snapshot_versions import list_versions
+    from predictor.snapshots.versions import list_versions
 
     try:
         installed = version("benchpress-llm")
@@ -77,7 +77,7 @@ def build_parser(complete: bool = False, plugins: bool = True) -> argparse.Argum
         help="the package version, the bundled snapshot and where state lives",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=Commands)
-    add_commands(sub, COMMANDS)
+    add_commands(sub, commands.COMMANDS)  # read here: `commands.registered` may add some
     if plugins:
         add_plugin_commands(sub)
     if complete:
@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _own_command(argv: Sequence[str]) -> bool:
     """Whether the command line starts with one of the predictor's own commands: then no
     other package's command can be meant, nor listed."""
-    return bool(argv) and any(argv[0] == command.name for command in COMMANDS)
+    return bool(argv) and any(argv[0] == command.name for command in commands.COMMANDS)
 
 
 def _main(argv: Sequence[str] | None) -> int:

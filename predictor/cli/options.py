@@ -86,7 +86,7 @@ class Commands(argparse._SubParsersAction):
             try:
                 add_options = load(arguments)
             except ImportError as exc:  # an extra is not installed: one line, exit 2
-                from predictor.extras import missing_extra  # noqa: PLC0415  # deferred: rare
+                from predictor.util.extras import missing_extra  # noqa: PLC0415  # deferred: rare
 
                 missing = missing_extra(exc, f"`benchpress {key}`")
                 if missing is None:
@@ -262,8 +262,8 @@ def snapshot_reference(text: str) -> str:
     and a version written another way than its one spelling (`٢٠٢٦.11.30.2`, `2026.11.30.02`)
     is refused naming that spelling (exit 2 for both); any other version is checked where it
     is resolved."""
-    # deferred: predictor.snapshots loads Polars; `benchpress --help` imports this module
-    from predictor.snapshots import SnapshotError, check_misspelled_version, parse_pin
+    # deferred: predictor.snapshots.reader loads Polars; `benchpress --help` imports this module
+    from predictor.snapshots.reader import SnapshotError, check_misspelled_version, parse_pin
 
     try:
         version, _ = parse_pin(text)

@@ -32,8 +32,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from predictor.paths import home_origin
-from predictor.text_safety import printable, raw_stream
+from predictor.util.paths import home_origin
+from predictor.util.text_safety import printable, raw_stream
 
 if TYPE_CHECKING:
     import polars as pl

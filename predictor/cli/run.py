@@ -31,15 +31,12 @@ from predictor.cli.options import (
     store_uri,
 )
 from predictor.cli.output import EXIT_FAILED, CommandError, plural, print_table, printable
-from predictor.extras import require
+from predictor.harnesses import DEFAULT_HARNESS, either, get_harness, harnesses
 from predictor.runs.settings import parse_task_overrides
-from predictor.text_safety import raw_stream
+from predictor.util.text_safety import raw_stream
 
 if TYPE_CHECKING:
     from predictor.runs.plan import RunPlan
-
-HARNESS_NAMES = {"lm-eval": "lm_eval", "inspect": "inspect"}
-HARNESS_PACKAGES = {"lm-eval": "lm_eval", "inspect": "inspect_ai"}  # what runs the probes
 
 
 @contextmanager
@@ -60,7 +57,7 @@ def print_plan(plan: RunPlan) -> None:
     # deferred: the plan's helpers read the maps (Polars); `run --help` loads neither
     from predictor.runs.plan import format_duration, format_tokens, plan_rows
 
-    tool = "lm-eval" if plan.harness == "lm_eval" else "Inspect"
+    tool = get_harness(plan.harness).label
     limited = f", {plan.limit} items per task (a smoke test)" if plan.limit else ""
     print(
         f"plan: {printable(plan.model)} with {tool} ({plan.model_type}), "
@@ -135,15 +132,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CommandError("--track RUN needs --step N (the checkpoint's training step)")
     if (args.mlflow or args.wandb) and not args.track:
         raise CommandError("--mlflow and --wandb log a tracked run: add --track RUN --step N")
+    harness = get_harness(args.harness)
     if not args.dry_run:  # a plan is printed only if it can run
-        require(HARNESS_PACKAGES[args.harness], "`benchpress run`")
-    harness = HARNESS_NAMES[args.harness]
+        harness.require("`benchpress run`")
     bp = BenchPress.load(args.version, store=args.store)
     own = parse_task_overrides(args.task)
     plan, endpoint, tool = plan_probe_run(
         args.model,
         args.probes,
-        harness,
+        harness.id,
         args.out,
         args.limit,
         model_type=args.model_type,
@@ -197,24 +194,28 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def run_arguments(run: argparse.ArgumentParser) -> None:
+    every = harnesses()
     run.description = (
-        "Run MODEL's probe benchmarks with lm-evaluation-harness or Inspect (the plan is "
-        "printed first), write each task's results file under --out, then predict "
+        f"Run MODEL's probe benchmarks with {either([h.title for h in every], quote=False)} "
+        "(the plan is printed first), write each task's results file under --out, then predict "
         "(--predict), compare (--compare), store (--add) or track (--track) from them. "
         "Re-running the same command resumes: finished tasks are read, not run. The "
         "endpoint and key can come from BENCHPRESS_MODEL_BASE_URL, BENCHPRESS_MODEL_TYPE and "
         "BENCHPRESS_MODEL_API_KEY (the key only from there)."
     )
     run.add_argument("model", type=nonempty_text, help="the model's name")
+    default = get_harness(DEFAULT_HARNESS).name
     run.add_argument(
-        "--harness", choices=sorted(HARNESS_NAMES), default="lm-eval", help="default lm-eval"
+        "--harness",
+        choices=sorted(h.name for h in every),
+        default=default,
+        help=f"default {default}",
     )
+    types = "; ".join(f"{h.label}'s {', '.join(h.model_types)}" for h in every if h.model_types)
     run.add_argument(
         "--model-type",
         metavar="TYPE",
-        help="the tool's model type: lm-eval's hf, vllm, local-completions, "
-        "local-chat-completions, openai-chat-completions, dummy; Inspect's openai-api, vllm, "
-        "hf (default: BENCHPRESS_MODEL_TYPE)",
+        help=f"the tool's model type: {types} (default: BENCHPRESS_MODEL_TYPE)",
     )
     run.add_argument(
         "--model-args",

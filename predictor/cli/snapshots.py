@@ -23,7 +23,7 @@ from predictor.cli.options import (
 )
 from predictor.cli.output import EXIT_FAILED, emit, print_table, printable
 from predictor.drift import drift_figures
-from predictor.snapshots import (
+from predictor.snapshots.reader import (
     BrokenSnapshotWarning,
     ManifestCheck,
     SnapshotError,
@@ -32,7 +32,7 @@ from predictor.snapshots import (
     verify_snapshot,
     version_key,
 )
-from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
+from predictor.snapshots.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
 
 
 def short_digest(digest: object) -> str:

@@ -51,11 +51,11 @@ from predictor.cli.output import (
     printable,
     progress_bar,
 )
-from predictor.resolve import UnknownNameError
+from predictor.harnesses import DEFAULT_HARNESS, get_harness, harnesses, task_column_names
+from predictor.harnesses.endpoint import chat_only
+from predictor.names.resolve import UnknownNameError
 from predictor.results.inputs import ResultInputs, summarise_models
 from predictor.results.runnable import next_steps
-from predictor.runs.lm_eval_tool import check_model_type as check_lm_eval_model_type
-from predictor.runs.settings import chat_only
 from predictor.trust import (
     compare_models,
     compare_with_known_models,
@@ -230,10 +230,11 @@ def cmd_probes(args: argparse.Namespace) -> int:
     bp = _load(args)
     allow = None if args.allow is None else name_list(args.allow, "--allow")
     chat = chat_only(args.model_type)
-    if args.model_type and args.runnable == "lm-eval":
+    harness = None if args.runnable is None else get_harness(args.runnable)
+    if args.model_type and harness is not None and harness.chat_probe_set:
         # a mistyped chat type would choose log-likelihood probes that `run` then refuses
-        with contextlib.suppress(ImportError):  # without lm-eval: nothing to check against
-            check_lm_eval_model_type(args.model_type)
+        with contextlib.suppress(ImportError):  # without the tool: nothing to check against
+            harness.tool.check_model_type(args.model_type)
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,
@@ -255,13 +256,13 @@ def cmd_probes(args: argparse.Namespace) -> int:
             f"no probe: {sel.baseline_error:.2f})"
         )
         columns = ["step", "benchmark", "expected_medae", "cost", "cumulative_cost"]
-        print_frame(frame, [*columns, "lm_eval_task", "inspect_task"])
+        print_frame(frame, [*columns, *task_column_names()])
         if (short := sel.shortfall()) is not None:
             print(short)
         print_next_steps(steps)
-        if args.runnable:
-            harness = [] if args.runnable == "lm-eval" else ["--harness", args.runnable]
-            command = ["benchpress", "run", "MODEL", *harness]
+        if harness is not None:
+            named = [] if harness.id == DEFAULT_HARNESS else ["--harness", harness.name]
+            command = ["benchpress", "run", "MODEL", *named]
             command += ["--model-type", args.model_type or "TYPE"]
             command += ["--probes", ",".join(sel.benchmarks), "--predict"]
             print("or let benchpress run them and predict:")
@@ -269,7 +270,7 @@ def cmd_probes(args: argparse.Namespace) -> int:
 
     payload = {"version": bp.version, **sel.as_dict(), "commands": steps.as_dict()}
     payload.update(requested=sel.requested, stopped=sel.stopped, shortfall=sel.shortfall())
-    payload["tasks"] = frame_rows(frame.select("benchmark", "lm_eval_task", "inspect_task"))
+    payload["tasks"] = frame_rows(frame.select("benchmark", *task_column_names()))
     emit(args, frame, payload=payload, table=table)
     return 0
 
@@ -300,7 +301,7 @@ def cmd_next(args: argparse.Namespace) -> int:
             "targets before / after running each benchmark"
         )
         columns = ["rank", "benchmark", "cost", "predicted", "width_before", "width_after"]
-        print_frame(frame, [*columns, "reduction_per_cost", "lm_eval_task", "inspect_task"])
+        print_frame(frame, [*columns, "reduction_per_cost", *task_column_names()])
         print_side(side_used)
         print_next_steps(steps)
 
@@ -378,7 +379,7 @@ def probes_arguments(probes: argparse.ArgumentParser) -> None:
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
     probes.add_argument(
         "--runnable",
-        choices=["lm-eval", "inspect"],
+        choices=[h.name for h in harnesses()],
         help="choose only among benchmarks this tool has a task for (what `benchpress run` "
         "can run)",
     )

@@ -1,1 +1,1 @@
-"""Completion methods. `complete_matrix` (predictor.completion) picks one by name."""
+"""Completion methods. `complete_matrix` (predictor.fit.completion) picks one by name."""

@@ -19,7 +19,6 @@ from predictor.methods.base import NotSupportedError, Placement, check_side
 from predictor.methods.common import check_level, check_values, round_state
 from predictor.transforms import ScaleTransform
 
-STATE_VERSION = 1
 _PARAMS = (
     "rank",
     "alpha",
@@ -147,6 +146,8 @@ class LowRankCompleter:
     """
 
     method: ClassVar[str] = "als"
+    label: ClassVar[str] = "alternating least squares (ALS)"
+    state_version: ClassVar[int] = 1  # layout 1, unchanged since the first snapshot
     side_information: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
@@ -437,7 +438,7 @@ class LowRankCompleter:
     def to_state(self) -> dict[str, Any]:
         """Plain JSON-able state (layout 1), floats at 10 significant digits."""
         return {
-            "state_version": STATE_VERSION,
+            "state_version": self.state_version,
             "params": self.get_params(),
             "scales": list(self.transform_.scales),
             "transform_mean": round_state(self.transform_.mean_),
@@ -454,7 +455,7 @@ class LowRankCompleter:
     @classmethod
     def from_state(cls, state: dict[str, Any], values: np.ndarray) -> LowRankCompleter:
         """A completer equivalent to the exported one; `values` are the fitted observed cells."""
-        if state.get("state_version") != STATE_VERSION:
+        if state.get("state_version") != cls.state_version:
             raise ValueError(f"unsupported fit state version {state.get('state_version')!r}")
         model = cls(**state["params"])
         model.transform_ = ScaleTransform.restored(

@@ -93,6 +93,10 @@ class Completer(Protocol):
     name; None means what the fit assumes for a new model (`new_model_side`)."""
 
     method: ClassVar[str]  # registry name, written into snapshot state
+    label: ClassVar[str]  # what the page and `benchpress evaluate` call it
+    # The layout its `to_state` writes: the pipeline names a fit `method@state_version` before
+    # fitting, to reuse a published snapshot with the same inputs (`pipelines.stages.fit`)
+    state_version: ClassVar[int]
     side_information: ClassVar[frozenset[str]]  # the `SIDE_KEYWORDS` its `fit` uses
 
     transform_: ScaleTransform

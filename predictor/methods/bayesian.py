@@ -53,7 +53,7 @@ from predictor.methods.base import SIDE_KEYWORDS, Placement
 from predictor.methods.bayesian_batch import BatchFoldIn
 from predictor.methods.bayesian_many import fold_in_predictive_many
 from predictor.methods.bayesian_placement import bayes_placement
-from predictor.methods.bayesian_state import export_state, restore_state
+from predictor.methods.bayesian_state import STATE_VERSION, export_state, restore_state
 from predictor.methods.common import (
     check_level,
     check_row,
@@ -61,6 +61,7 @@ from predictor.methods.common import (
     student_t_cdf,
     student_t_quantile,
 )
+from predictor.methods.fold_in_calibration import FoldInCalibration
 from predictor.methods.hierarchy import GroupPrior, Groups, encode_groups
 from predictor.transforms import ScaleTransform
 
@@ -689,6 +690,8 @@ class BayesianCompleter:
     """
 
     method: ClassVar[str] = "bayes"
+    label: ClassVar[str] = "robust Bayesian matrix factorisation"
+    state_version: ClassVar[int] = STATE_VERSION
     side_information: ClassVar[frozenset[str]] = frozenset(SIDE_KEYWORDS)
 
     def __init__(
@@ -885,8 +888,8 @@ class BayesianCompleter:
         self.model_group_precision_ = draws.row_group_prec[keep]
         # Noise multiplier (1 / rho) of a typical model, for models folded in later.
         self.new_model_noise_ = float(np.mean(1.0 / draws.rho))
-        # set by `predictor.calibration.calibrate_fold_in` (None: the model-based intervals)
-        self.fold_in_calibration_ = None
+        # set by `predictor.fit.calibration.calibrate_fold_in` (None: the model-based intervals)
+        self.fold_in_calibration_: FoldInCalibration | None = None
         return self
 
     @property
@@ -1156,7 +1159,7 @@ class BayesianCompleter:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) for a new model, from the same predictive as `predict_interval`.
 
-        With `fold_in_calibration_` set (see `predictor.calibration`) the half-width is
+        With `fold_in_calibration_` set (see `predictor.fit.calibration`) the half-width is
         scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
         z_row, var = self._fold_in_z(row, features, group)

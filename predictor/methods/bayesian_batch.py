@@ -11,22 +11,16 @@ cells, so adding or removing one probe column is a rank-1 update of a cached sys
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from predictor.methods.bayesian_fitted import FittedBayesian
 from predictor.methods.common import student_t_quantile
-
-if TYPE_CHECKING:  # type hints only: the class calls this module
-    from predictor.methods.bayesian import BayesianCompleter
 
 
 class BatchFoldIn:
     """Per-draw normal equations of every row of `values`, built up column by column."""
 
-    def __init__(
-        self, completer: BayesianCompleter, values: np.ndarray, n_draws: int | None = None
-    ):
+    def __init__(self, completer: FittedBayesian, values: np.ndarray, n_draws: int | None = None):
         if not hasattr(completer, "benchmark_params_"):
             raise ValueError("the completer is not fitted")
         values = np.asarray(values, dtype=float)

@@ -1,5 +1,5 @@
 """`BayesianCompleter.fold_in_predictive` for many new models at once (the calibration's
-held-out fold-ins: `predictor.calibration.fold_in_residuals`).
+held-out fold-ins: `predictor.fit.calibration.fold_in_residuals`).
 
 The computation of `_fold_in_posterior` and `_fold_in_z` (per kept draw, the Gaussian
 posterior of the new row's vector given its known scores, with Student-t reweighting steps),
@@ -18,24 +18,23 @@ made of them are stored at 6 decimals and come out the same.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
-if TYPE_CHECKING:  # type hints only: the class calls this module
-    from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.bayesian_fitted import FittedBayesian
 
 # A fitted completer's new-model prior per (family, unknown features): a calibration folds
 # in each held-out model 22 times against the same completer.
-_PRIORS: WeakKeyDictionary[BayesianCompleter, dict[tuple[str | None, bytes], Any]] = (
+_PRIORS: WeakKeyDictionary[FittedBayesian, dict[tuple[str | None, bytes], Any]] = (
     WeakKeyDictionary()
 )
 _CHUNK = 256  # rows per pass: (draws x rows x benchmarks) arrays of a few MB
 
 
 def fold_in_predictive_many(
-    completer: BayesianCompleter,
+    completer: FittedBayesian,
     rows: np.ndarray,
     features: np.ndarray | None = None,
     groups: Sequence[str | None] | None = None,
@@ -69,7 +68,7 @@ def fold_in_predictive_many(
     return mean, scale
 
 
-def _standardised(completer: BayesianCompleter, features: np.ndarray | None, n: int):
+def _standardised(completer: FittedBayesian, features: np.ndarray | None, n: int):
     """(n, f) standardised features of the rows (`_new_features` row by row)."""
     f = len(completer.feature_mean_)
     if features is None:
@@ -81,7 +80,7 @@ def _standardised(completer: BayesianCompleter, features: np.ndarray | None, n: 
 
 
 def _priors(
-    completer: BayesianCompleter, groups: list[str | None], latent: np.ndarray
+    completer: FittedBayesian, groups: list[str | None], latent: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(mean (S, B, w), precision (S, B, w, w)) of each row's vector: its family's prior
     widened by the unknown features (`_with_latent_prior`), kept per completer."""
@@ -96,7 +95,7 @@ def _priors(
 
 
 def _stacked_z(
-    completer: BayesianCompleter,
+    completer: FittedBayesian,
     rows: np.ndarray,
     feats: np.ndarray,
     latent: np.ndarray,

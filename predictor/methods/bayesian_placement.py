@@ -9,14 +9,11 @@ sampling it. `predictor.new_benchmark` folds the new column in against the resul
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from predictor.methods.base import Placement
-
-if TYPE_CHECKING:  # type hints only: the class calls this module
-    from predictor.methods.bayesian import BayesianCompleter
+from predictor.methods.bayesian_fitted import FittedBayesian
 
 # Student-t reweighting steps when placing the fitted models (as `fold_in` does).
 PLACEMENT_REWEIGHTS = 3
@@ -24,7 +21,7 @@ _CELL_BUDGET = 2_000_000  # draws x models x benchmarks per chunk when placing m
 
 
 def bayes_placement(
-    comp: BayesianCompleter,
+    comp: FittedBayesian,
     values: np.ndarray,
     model_noise: np.ndarray | None,
     n_samples: int,
@@ -83,7 +80,7 @@ def bayes_placement(
 
 
 def _row_priors(
-    comp: BayesianCompleter, groups: Sequence[str | None], n: int
+    comp: FittedBayesian, groups: Sequence[str | None], n: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per draw and row: the prior mean (S, n, d) and precision (S, n, d, d) of [a_i, u_i]."""
     if len(groups) != n:

@@ -19,16 +19,18 @@ Layouts, told apart by `state_version` (with `"method": "bayes"`):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
+from predictor.methods.bayesian_fitted import FittedBayesian
 from predictor.methods.common import finite_or_none, round_state
 from predictor.methods.fold_in_calibration import FoldInCalibration
 from predictor.transforms import ScaleTransform
 
-if TYPE_CHECKING:  # type hints only: the class calls this module
-    from predictor.methods.bayesian import BayesianCompleter
+# `restore_state` gives back an instance of the class it is handed
+Fitted = TypeVar("Fitted", bound=FittedBayesian)
 
 STATE_VERSION = 5
 STATE_VERSIONS = (2, 3, 4, 5)
@@ -57,7 +59,7 @@ _GROUP_ARRAYS = (
 _REGRESSION = ("alpha", "beta", "sigma")
 
 
-def export_state(model: BayesianCompleter) -> dict[str, Any]:
+def export_state(model: FittedBayesian) -> dict[str, Any]:
     arrays = {}
     for name in _ARRAYS + _GROUP_ARRAYS:
         value = np.asarray(getattr(model, name), dtype=float)
@@ -77,8 +79,8 @@ def export_state(model: BayesianCompleter) -> dict[str, Any]:
             }
         }
     return {
-        "state_version": STATE_VERSION,
-        "method": "bayes",
+        "state_version": model.state_version,
+        "method": model.method,
         "params": model.get_params(),
         "scales": list(model.transform_.scales),
         "transform_mean": round_state(model.transform_.mean_),
@@ -100,10 +102,9 @@ def _open_ends(values: list[float | None] | None, fill: float) -> list[float] | 
     return None if values is None else [fill if v is None else float(v) for v in values]
 
 
-def restore_state(
-    cls: type[BayesianCompleter], state: dict[str, Any], values: np.ndarray
-) -> BayesianCompleter:
-    """A completer equivalent to the exported one; `values` are the fitted observed cells."""
+def restore_state(cls: Callable[..., Fitted], state: dict[str, Any], values: np.ndarray) -> Fitted:
+    """A completer equivalent to the exported one; `values` are the fitted observed cells.
+    `cls` is the completer class, called with the fit's parameters."""
     if state.get("state_version") not in STATE_VERSIONS:
         raise ValueError(f"unsupported fit state version {state.get('state_version')!r}")
     model = cls(**{"link_prior": 0.0, **state["params"]})  # before state 4: plain links

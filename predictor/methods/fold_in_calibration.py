@@ -1,11 +1,11 @@
 """Conformal factors of new-model intervals, by evidence stratum and level.
 
-The value a fit carries (and a snapshot stores) once `predictor.calibration` has measured
+The value a fit carries (and a snapshot stores) once `predictor.fit.calibration` has measured
 it; a method multiplies its model-based half-width by `factor(n_known, level, release)`.
 
 Two tables: `factors` for a model folded in with its own side information (release date,
 family), and `release_factors` for one whose release date is not known and is inferred
-from its scores (`predictor.calibration`): what a user who names no known model and gives
+from its scores (`predictor.fit.calibration`): what a user who names no known model and gives
 no date meets. (Snapshots written before December 2026 computed that table for a model
 taken as released on the fit's newest date.)
 """

@@ -39,15 +39,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat
 from predictor.results.frame import RawResult
 from predictor.results.jsonio import refuse_repeated_keys
-from predictor.results.paths import ResultFile, check_size
+from predictor.results.result_file import ResultFile
 
 if TYPE_CHECKING:
     import jsonschema
     from jsonschema.exceptions import ValidationError
 
-FORMAT = "eee"
 SCHEMA_DIR = Path(__file__).parent / "schema" / "eee"
 PUBLISHED = ("0.2.1", "0.2.2", "0.3.0")  # eval.schema.<version>.json
 DERIVED = {"0.2.0": "0.2.1"}  # version -> the published schema it is checked against, relaxed
@@ -70,7 +70,7 @@ def read(file: ResultFile, doc: object) -> list[RawResult]:
     """The rows of one record (validated first); see the module docstring for each column."""
     if not isinstance(doc, dict):
         raise ResultsError(file.path, "an Every Eval Ever record must be a JSON object")
-    check_size(file, FORMAT)
+    FORMAT.check_size(file)
     results = doc.get("evaluation_results")
     if isinstance(results, list) and len(results) > MAX_RESULTS:  # before the slow validation
         raise ResultsError(
@@ -128,7 +128,7 @@ def read(file: ResultFile, doc: object) -> list[RawResult]:
                 value=value,
                 unit=_unit(config),
                 tool=tool,
-                format=FORMAT,
+                format=FORMAT.id,
                 tool_version=version,
                 stderr=None
                 if stderr is None
@@ -354,3 +354,17 @@ def _iso(text: object) -> str | None:
     if not (math.isfinite(seconds) and 0 <= seconds < 1e11):
         return text.strip()
     return datetime.fromtimestamp(seconds, tz=UTC).isoformat(timespec="seconds")
+
+
+# bytes: a record holds tens of results (`benchmarks/reader_limits.py` times the largest
+# record allowed)
+FORMAT = ResultFormat(
+    id="eee",
+    label="Every Eval Ever",
+    noun="an Every Eval Ever record",
+    known_as="an Every Eval Ever record",
+    max_bytes=8 * 2**20,
+    read=read,
+    looks_like=looks_like,
+    task_map="eee",
+)

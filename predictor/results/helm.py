@@ -28,14 +28,25 @@ import math
 from pathlib import Path
 
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat, RunFolder
 from predictor.results.frame import RawResult
 from predictor.results.jsonio import load_json
-from predictor.results.paths import ResultFile, check_size
+from predictor.results.result_file import ResultFile
 
-FORMAT = "helm"
 TOOL = "helm"
 REQUIRED = ("run_spec.json", "stats.json")
 READ_FILES = (*REQUIRED, "scenario.json")  # the files of a run folder that are read
+# the files of a run folder (`benchmark_output/runs/<suite>/<run>/`)
+RUN_FILES = (
+    "run_spec.json",
+    "stats.json",
+    "scenario.json",
+    "per_instance_stats.json",
+    "scenario_state.json",
+    "instances.json",
+    "display_predictions.json",
+    "display_requests.json",
+)
 SPLITS = ("test", "valid")  # the split scores are taken from, in order of preference
 SCORE_METRICS = (
     "exact_match",
@@ -54,6 +65,11 @@ NOT_RUN = -1.0
 MAX_STATS = 100_000
 
 
+def is_run_file(path: Path) -> bool:
+    """A file of a HELM run folder: one of its known names, with a run_spec.json beside it."""
+    return path.name in RUN_FILES and (path.parent / "run_spec.json").is_file()
+
+
 def primary_file(files: dict[str, ResultFile]) -> ResultFile:
     """The file whose path and sha256 a run's rows carry: `stats.json`."""
     _require(files)
@@ -65,7 +81,7 @@ def read_run(files: dict[str, ResultFile]) -> list[RawResult]:
     _require(files)
     for name in READ_FILES:
         if name in files:
-            check_size(files[name], FORMAT)
+            FORMAT.check_size(files[name])
     spec_file, stats_file = files["run_spec.json"], files["stats.json"]
     spec = load_json(spec_file.data, spec_file.path)
     if not isinstance(spec, dict):
@@ -110,7 +126,7 @@ def read_run(files: dict[str, ResultFile]) -> list[RawResult]:
             value=stats[(split, metric)],
             unit="fraction",
             tool=TOOL,
-            format=FORMAT,
+            format=FORMAT.id,
             n=n,
             n_shot=n_shot,
             extra={"split": split, "run": name},
@@ -227,3 +243,22 @@ def _mean(file: ResultFile, where: str, stat: dict) -> float | None:
     if not math.isfinite(value):
         raise ResultsError(file.path, f"mean {mean!r} is not a finite number", f"{where}.mean")
     return None if value == NOT_RUN else value
+
+
+# bytes per file: a stats.json holds thousands of stats (`benchmarks/reader_limits.py` times
+# the largest file allowed)
+FORMAT = ResultFormat(
+    id="helm",
+    label="HELM",
+    noun="a HELM run file",
+    known_as="a HELM run folder",
+    max_bytes=16 * 2**20,
+    run_folder=RunFolder(
+        member=is_run_file,
+        files=READ_FILES,
+        named_alone=REQUIRED,
+        read=read_run,
+        primary=primary_file,
+    ),
+    task_map="helm",
+)

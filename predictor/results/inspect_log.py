@@ -25,6 +25,7 @@ holds only those members, so it never expands a byte that was not counted."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import struct
@@ -36,12 +37,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat
 from predictor.results.frame import RawResult
 from predictor.results.limited import limit_text
-from predictor.results.paths import ResultFile
-from predictor.scratch import sweep_orphans
+from predictor.results.result_file import MAX_FILE_BYTES, ResultFile
+from predictor.util.scratch import sweep_orphans
 
-FORMAT = "inspect"
 TOOL = "inspect_ai"
 EXTRA_HINT = "pip install 'benchpress-llm[inspect]'"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -79,6 +80,40 @@ def looks_like(doc: object) -> bool:
         return False
     spec = doc["eval"]
     return "task" in spec and "model" in spec and ("status" in doc or "results" in doc)
+
+
+def is_inspect_json(head: bytes) -> bool:
+    """Whether the opening of a JSON file is an Inspect log's: an object whose first members,
+    before any `samples`, include an `eval` object naming the task and the model (Inspect
+    writes `version`, `status`, then `eval`)."""
+    try:
+        text = head.decode("utf-8-sig", errors="ignore")
+    except ValueError:
+        return False
+    decoder = json.JSONDecoder()
+    at = len(text) - len(text.lstrip())
+    if not text.startswith("{", at):
+        return False
+    at += 1
+    while True:
+        at = len(text) - len(text[at:].lstrip())
+        try:
+            key, at = decoder.raw_decode(text, at)
+            at = len(text) - len(text[at:].lstrip())
+            if not isinstance(key, str) or not text.startswith(":", at):
+                return False
+            at = len(text) - len(text[at + 1 :].lstrip())
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):  # cut off by the head, or not JSON
+            return False
+        if key == "eval":
+            return isinstance(value, dict) and "task" in value and "model" in value
+        if key == "samples":
+            return False
+        at = len(text) - len(text[at:].lstrip())
+        if not text.startswith(",", at):
+            return False
+        at += 1
 
 
 def metric_unit(metric: str, value: float) -> str:
@@ -455,7 +490,7 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
                 value=value,
                 unit=metric_unit(key, value) if value is not None else "value",
                 tool=TOOL,
-                format=FORMAT,
+                format=FORMAT.id,
                 tool_version=tool_version,
                 stderr=stderr,
                 n=n,
@@ -515,3 +550,22 @@ def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
     return a == b or (math.isnan(a) and math.isnan(b))
+
+
+# bytes: a log is read for its header only (never its samples), so it keeps the cap of any
+# file; a JSON log is further held to MAX_JSON_LOG_BYTES (`_read_header`)
+FORMAT = ResultFormat(
+    id="inspect",
+    label="Inspect",
+    noun="an Inspect log",
+    known_as="an Inspect log (.eval or .json)",
+    max_bytes=MAX_FILE_BYTES,
+    read=read,
+    looks_like=looks_like,
+    opening=is_inspect_json,  # a JSON log too large to parse whole: only its header is read
+    own_suffixes=(".eval",),
+    magic=ZIP_MAGIC,  # a .eval log is a zip, whatever its name
+    suffixes=(".eval", ".json"),
+    task_map="inspect",
+    preload=("inspect_ai.log",),  # deferred in `_inspect_log_module`: the `inspect` extra
+)

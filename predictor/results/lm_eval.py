@@ -25,12 +25,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat
 from predictor.results.frame import RawResult, checked_count
 from predictor.results.jsonio import repeated_objects
 from predictor.results.limited import limit_text
-from predictor.results.paths import ResultFile, check_size
+from predictor.results.result_file import ResultFile
 
-FORMAT = "lm_eval"
 TOOL = "lm-evaluation-harness"
 # keys beside the metrics in a task's entry (0.4.x), not metrics themselves
 ENTRY_KEYS = ("alias", "name", "sample_len", "sample_count", "samples")
@@ -115,7 +115,7 @@ def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
     """The rows of one results file; `doc` is the parsed JSON (`detect` parsed it once)."""
     if not isinstance(doc, dict):
         raise ResultsError(file.path, "an lm-eval results file is a JSON object")
-    check_size(file, FORMAT)
+    FORMAT.check_size(file)
     results = _objects(file, doc, "results")
     groups = _objects(file, doc, "groups") if doc.get("groups") is not None else {}
     tasks = len(results) + sum(1 for g in groups if g not in results)
@@ -356,7 +356,7 @@ class _Context:
                     value=value,
                     unit=metric_unit(task, metric),
                     tool=TOOL,
-                    format=FORMAT,
+                    format=FORMAT.id,
                     tool_version=self.tool_version,
                     stderr=stderr,
                     n=self._count(task, key, entry),
@@ -517,3 +517,17 @@ def _iso_time(value: object) -> str | None:
         return datetime.fromtimestamp(value, tz=UTC).isoformat(timespec="seconds")
     except (OverflowError, OSError, ValueError):
         return None
+
+
+# bytes: KBs to a few MB, ~10-20 MB for a run of many tasks with its `configs`
+# (`benchmarks/reader_limits.py` times the largest file allowed)
+FORMAT = ResultFormat(
+    id="lm_eval",
+    label="lm-evaluation-harness",
+    noun="an lm-eval results file",
+    known_as="an lm-evaluation-harness results_*.json",
+    max_bytes=32 * 2**20,
+    read=read,
+    looks_like=looks_like,
+    task_map="lm_eval",
+)

@@ -1,4 +1,5 @@
-"""(format, task, metric) -> our benchmark id, from the reviewed tables in `maps/<format>.csv`.
+"""(format, task, metric) -> our benchmark id, from the reviewed tables in `maps/<name>.csv`
+(a format names its table: `ResultFormat.task_map`).
 
 Each table row says which benchmark a tool's task measures and with which metric: a task
 reported under several metrics (lm-eval's `acc,none` and `acc_norm,none`) maps on the one
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from predictor.results import registry
 from predictor.results.errors import ResultsError
 from predictor.results.frame import (
     MAPPED,
@@ -32,7 +34,7 @@ from predictor.results.frame import (
     RawResult,
     checked_count,
 )
-from predictor.results.paths import ResultFile
+from predictor.results.result_file import ResultFile
 
 MAPS_DIR = Path(__file__).parent / "maps"
 MAP_COLUMNS = ("task", "metric", "benchmark_id", "transform", "note")
@@ -95,7 +97,8 @@ def _entry_for(raw: RawResult, overrides: Overrides, fmt: str) -> tuple[MapEntry
     for key in ((raw.task, raw.metric), (raw.task, None)):
         if key in overrides:
             return MapEntry(overrides[key], raw.metric, "", "mapped by --map"), True
-    entries = load_map(fmt).get(raw.task, [])
+    table = registry.task_map(fmt)
+    entries = load_map(table).get(raw.task, []) if table else []
     for entry in entries:
         if entry.metric in (raw.metric, ANY_METRIC):
             return entry, True

@@ -4,55 +4,23 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
+from predictor.results import registry
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat, mib
+from predictor.results.inspect_log import is_inspect_json  # noqa: F401  # the old import path
+from predictor.results.result_file import HEAD_BYTES, MAX_FILE_BYTES, ResultFile
 
-MAX_FILE_BYTES = 256 * 2**20  # any file: an Inspect log with samples can be large
-# bytes per file by format (`benchmarks/reader_limits.py` times the largest file each allows).
-# lm-eval: KBs to a few MB, ~10-20 MB for a run of many tasks with its `configs`; an Every
-# Eval Ever record holds tens of results; a HELM stats.json thousands of stats; a tidy table
-# of a whole public leaderboard is ~30,000 rows (~2 MB). An Inspect log is read for its
-# header only (never its samples), so it keeps the file cap.
-MAX_BYTES = {
-    "lm_eval": 32 * 2**20,
-    "eee": 8 * 2**20,
-    "helm": 16 * 2**20,
-    "tidy": 8 * 2**20,
-    "inspect": MAX_FILE_BYTES,
-}
-FORMAT_NAMES = {
-    "lm_eval": "an lm-eval results file",
-    "eee": "an Every Eval Ever record",
-    "helm": "a HELM run file",
-    "tidy": "a model,benchmark,score table",
-    "inspect": "an Inspect log",
-}
-# a JSON file is parsed whole to tell its format, except an Inspect log, told by its opening
-MAX_JSON_BYTES = max(size for fmt, size in MAX_BYTES.items() if fmt != "inspect")
-HEAD_BYTES = 2**20  # where an Inspect JSON log's `version`, `status` and `eval` are found
-ZIP_MAGIC = b"PK\x03\x04"
 MAX_FILES = 100_000
-# what a folder is searched for (a folder may also hold logs, configs and samples)
-RESULT_SUFFIXES = (".json", ".eval", ".csv")
 _GLOB_CHARS = set("*?[")
-
-
-@dataclass(frozen=True)
-class ResultFile:
-    """A file's bytes, read once: the same bytes are hashed and parsed."""
-
-    path: str  # as the user named it (or as found under the folder they named)
-    data: bytes
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+# old names, as the built-in formats' descriptors give them (`predictor.results.registry`)
+MAX_BYTES = {fmt.id: fmt.max_bytes for fmt in registry.FORMATS}
+FORMAT_NAMES = {fmt.id: fmt.noun for fmt in registry.FORMATS}
+MAX_JSON_BYTES = registry.max_json_bytes()
+RESULT_SUFFIXES = registry.search_suffixes()
 
 
 def _hidden(relative: Path) -> bool:
@@ -66,12 +34,13 @@ def _walk(folder: Path) -> list[Path]:
     itself would list each file 40 times); a symlink to a file is listed (and read once:
     `expand_paths` drops a second name of the same file)."""
     found = []
+    suffixes = registry.search_suffixes()
     for parent, folders, files in os.walk(folder, followlinks=False):
         folders[:] = [name for name in folders if not name.startswith(".")]
         found.extend(
             path
             for path in (Path(parent, name) for name in files)
-            if path.suffix.lower() in RESULT_SUFFIXES and path.is_file()
+            if path.suffix.lower() in suffixes and path.is_file()
         )
     return sorted(found)
 
@@ -138,7 +107,7 @@ def _select(folder: str, parts: tuple[str, ...]) -> Iterator[str]:
 
 def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Every result file named by `paths`: a file as is, a folder searched recursively for
-    `*.json`, `*.eval` and `*.csv` (outside its hidden folders), a glob pattern
+    the formats' files (`*.json`, `*.eval` and `*.csv`; outside its hidden folders), a glob pattern
     (`ckpts/step-*/results*.json`, `**` allowed). Folder walks and `**` do not follow
     directory symlinks.
 
@@ -157,9 +126,11 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         if path.is_dir():
             matches = [p for p in _walk(path) if not _hidden(p.relative_to(path))]
             if not matches:
+                names = [f"*{suffix}" for suffix in registry.search_suffixes()]
+                listed = " or ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
                 raise ResultsError(
                     text,
-                    "the folder holds no *.json, *.eval or *.csv file",
+                    f"the folder holds no {listed} file",
                     hint="name the results files themselves",
                 )
         elif path.is_file():
@@ -180,82 +151,30 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     return list(found.values())
 
 
-def _mib(size: int) -> str:
-    return f"{size / 2**20:g} MiB"
-
-
-def _too_large(path: str, size: int, fmt: str) -> ResultsError:
-    return ResultsError(
-        path, f"{size:,} bytes, over the {_mib(MAX_BYTES[fmt])} limit for {FORMAT_NAMES[fmt]}"
-    )
-
-
-def check_size(file: ResultFile, fmt: str) -> None:
-    """Refuse a file over its format's byte cap (`MAX_BYTES`)."""
-    if len(file.data) > MAX_BYTES[fmt]:
-        raise _too_large(file.path, len(file.data), fmt)
-
-
-def is_inspect_json(head: bytes) -> bool:
-    """Whether the opening of a JSON file is an Inspect log's: an object whose first members,
-    before any `samples`, include an `eval` object naming the task and the model (Inspect
-    writes `version`, `status`, then `eval`)."""
-    try:
-        text = head.decode("utf-8-sig", errors="ignore")
-    except ValueError:
-        return False
-    decoder = json.JSONDecoder()
-    at = len(text) - len(text.lstrip())
-    if not text.startswith("{", at):
-        return False
-    at += 1
-    while True:
-        at = len(text) - len(text[at:].lstrip())
-        try:
-            key, at = decoder.raw_decode(text, at)
-            at = len(text) - len(text[at:].lstrip())
-            if not isinstance(key, str) or not text.startswith(":", at):
-                return False
-            at = len(text) - len(text[at + 1 :].lstrip())
-            value, at = decoder.raw_decode(text, at)
-        except (ValueError, RecursionError):  # cut off by the head, or not JSON
-            return False
-        if key == "eval":
-            return isinstance(value, dict) and "task" in value and "model" in value
-        if key == "samples":
-            return False
-        at = len(text) - len(text[at:].lstrip())
-        if not text.startswith(",", at):
-            return False
-        at += 1
-
-
-def check_json_size(file: ResultFile) -> None:
-    """A JSON file over `MAX_JSON_BYTES` is read only as an Inspect log (its header, never
-    parsed whole); anything else that large is refused."""
-    _check_opening(file.path, len(file.data), file.data[:HEAD_BYTES])
-
-
-def _check_opening(path: str, size: int, head: bytes) -> None:
-    """The caps a file's name, size and opening decide, before it is read whole."""
-    if head.startswith(ZIP_MAGIC) or path.lower().endswith(".eval"):
-        return  # an Inspect .eval log: MAX_FILE_BYTES
-    if path.lower().endswith(".csv"):
-        if size > MAX_BYTES["tidy"]:
-            raise _too_large(path, size, "tidy")
-        return
-    if size > MAX_JSON_BYTES and not is_inspect_json(head):
-        raise ResultsError(
-            path,
-            f"{size:,} bytes, over the {_mib(MAX_JSON_BYTES)} limit for a JSON results file "
-            "(only an Inspect log may be larger)",
-        )
+def check_opening(path: str, size: int, head: bytes) -> ResultFormat | None:
+    """The caps a file's name, size and opening decide before it is read whole, and the format
+    they tell, if any: a file a format claims by its name or opening is held to that format's
+    cap; any other file is JSON, parsed whole only up to `registry.max_json_bytes()` unless
+    its opening is one a format reads only the header of (an Inspect log)."""
+    fmt = registry.claimed(PurePath(path).name, head)
+    if fmt is None and size > registry.max_json_bytes():
+        fmt = registry.told_by_opening(head)
+        if fmt is None:
+            larger = " or ".join(f.noun for f in registry.formats() if f.opening)
+            raise ResultsError(
+                path,
+                f"{size:,} bytes, over the {mib(registry.max_json_bytes())} limit for a JSON "
+                f"results file" + (f" (only {larger} may be larger)" if larger else ""),
+            )
+    if fmt is not None and size > fmt.max_bytes:
+        raise fmt.too_large(path, size)
+    return fmt
 
 
 def read_file(path: Path) -> ResultFile:
     """The file's bytes, refusing what is not a regular file or is over the size cap before
-    reading it whole: `MAX_FILE_BYTES`, a CSV over the tidy cap, a JSON file over
-    `MAX_JSON_BYTES` unless it opens as an Inspect log."""
+    reading it whole: `MAX_FILE_BYTES`, then `check_opening` (a CSV over the tidy cap, a JSON
+    file over `MAX_JSON_BYTES` unless it opens as an Inspect log)."""
     if path.is_symlink() and not path.resolve().is_file():
         raise ResultsError(str(path), "a link to something that is not a regular file")
     if not path.is_file():
@@ -268,7 +187,7 @@ def read_file(path: Path) -> ResultFile:
         )
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
-        _check_opening(str(path), size, head)
+        check_opening(str(path), size, head)
         handle.seek(0)  # read whole in one piece: joining two would hold the bytes twice
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:  # grew while we looked

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -68,18 +68,6 @@ def lm_eval_task(benchmark_id: str, chat: bool = False) -> str | None:
 
 def inspect_task(benchmark_id: str) -> str | None:
     return preferred_tasks("inspect").get(benchmark_id)  # every Inspect task generates
-
-
-def task_columns(
-    benchmarks: Iterable[str | None], chat: bool = False
-) -> dict[str, list[str | None]]:
-    """`lm_eval_task` and `inspect_task` columns for a frame of benchmarks (None: unknown);
-    `chat`: the tasks a chat endpoint runs (what `benchpress run` picks for one)."""
-    names = list(benchmarks)
-    return {
-        "lm_eval_task": [None if b is None else lm_eval_task(b, chat) for b in names],
-        "inspect_task": [None if b is None else inspect_task(b) for b in names],
-    }
 
 
 @dataclass(frozen=True)

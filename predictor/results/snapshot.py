@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping
 
 import polars as pl
 
-from predictor.resolve import AmbiguousNameError, UnknownNameError
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.results.errors import ResultsError
 from predictor.results.frame import MAPPED, NOT_FITTED
 from predictor.results.tidy_fractions import converted_fractions

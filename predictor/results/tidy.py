@@ -12,13 +12,13 @@ import io
 import math
 
 from predictor.results.errors import ResultsError
+from predictor.results.formats import ResultFormat
 from predictor.results.frame import MAX_COUNT, RawResult
 from predictor.results.jsonio import refuse_repeated_keys
-from predictor.results.paths import ResultFile, check_size
+from predictor.results.result_file import ResultFile
 
 REQUIRED = ("model", "benchmark", "score")
 OPTIONAL = ("stderr", "n")
-FORMAT = "tidy"
 # rows of one table: a whole public leaderboard is ~30,000; each costs ~30 us to read
 # (`benchmarks/reader_limits.py`)
 MAX_ROWS = 50_000
@@ -34,7 +34,7 @@ def looks_like(doc: object) -> bool:
 
 
 def read(file: ResultFile, doc: object | None = None) -> list[RawResult]:
-    check_size(file, FORMAT)
+    FORMAT.check_size(file)
     if doc is None:
         return _rows(file, _csv_rows(file), "row")
     rows = doc["scores"] if isinstance(doc, dict) else doc
@@ -124,10 +124,26 @@ def _rows(file: ResultFile, rows: list, kind: str) -> list[RawResult]:
                 value=score,
                 unit="value",
                 tool="tidy",
-                format=FORMAT,
+                format=FORMAT.id,
                 stderr=_number(row.get("stderr"), file, where, "stderr"),
                 n=None if n is None else int(n),
                 benchmark_id=benchmark,
             )
         )
     return out
+
+
+# bytes: a table of a whole public leaderboard is ~30,000 rows (~2 MB); the largest allowed
+# reads within the time `benchmarks/reader_limits.py` checks
+FORMAT = ResultFormat(
+    id="tidy",
+    label="model,benchmark,score table",
+    noun="a model,benchmark,score table",
+    known_as="a model,benchmark,score CSV or JSON",
+    max_bytes=8 * 2**20,
+    read=read,
+    looks_like=looks_like,
+    own_suffixes=(".csv",),
+    suffixes=(".csv", ".json"),
+    one_run=False,  # the format for several models' scores
+)

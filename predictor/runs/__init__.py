@@ -6,13 +6,13 @@ without loading the runner."""
 
 from __future__ import annotations
 
-from predictor.lazy import lazy_exports
+from predictor.util.lazy import lazy_exports
 
 _EXPORTS = {
     "EndpointError": "predictor.runs.preflight",
     "ProbeScores": "predictor.runs.runner",
     "RunPlan": "predictor.runs.plan",
-    "SettingsError": "predictor.runs.settings",
+    "SettingsError": "predictor.harnesses.endpoint",
     "plan_probe_run": "predictor.runs.runner",
     "run_probe_benchmarks": "predictor.runs.runner",
 }

@@ -14,7 +14,7 @@ waits for the child's one answer on a pipe:
   plan cannot size (Inspect's); `--task-timeout` sets it (0: none).
 - **Memory.** A task that talks to an endpoint (an API model type) runs with its data segment
   capped (RLIMIT_DATA) at what the child held when it started plus 768 MiB, the figure of
-  the results readers (`predictor.read_limits`); past it an allocation fails and the task
+  the results readers (`predictor.util.read_limits`); past it an allocation fails and the task
   fails with "the server's answer for task X exceeded the 768 MiB memory cap". Local weights
   (`hf`, `vllm`) need more than that and run without the cap.
 - **What the server sent.** An answer without a field lm-eval reads fails the task with
@@ -57,9 +57,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from predictor.read_limits import READ_MEMORY_BYTES, cap_data_segment
-from predictor.runs.settings import INSPECT_SERVICE, Endpoint, SettingsError
-from predictor.runs.staging import staging_folder
+from predictor.harnesses.endpoint import Endpoint, SettingsError
+from predictor.harnesses.staging import staging_folder
+from predictor.harnesses.tool import ProbeTool
+from predictor.util.read_limits import READ_MEMORY_BYTES, cap_data_segment
 
 TASK_MEMORY_BYTES = READ_MEMORY_BYTES  # a task's memory beyond what its process started with
 ESTIMATE_FACTOR = 10.0  # the default deadline: this many times the plan's estimate ...
@@ -67,12 +68,6 @@ MIN_TASK_SECONDS = 3600.0  # ... and at least this long
 UNSIZED_TASK_SECONDS = 12 * 3600.0  # a task the plan could not size
 MAX_ANSWER_BYTES = 1 << 20  # the child's answer on its pipe (one line of JSON)
 WATCH_SECONDS = 0.5  # how often the parent looks at its child, and the child at its parent
-# what the tools import to run a task: imported in the run's process, so each task's child
-# has them (and its memory cap starts above them)
-TOOL_MODULES = {
-    "lm_eval": ("lm_eval.evaluator", "lm_eval.loggers", "lm_eval.models"),
-    "inspect": ("inspect_ai",),
-}
 # where lm-eval's API models read the server's answer: an error raised there is the answer's
 _ANSWER_READERS = frozenset({"parse_logprobs", "parse_generations"})
 
@@ -129,18 +124,15 @@ def describe_task_timeout(given: float | None) -> str:
     return f"{given:g} s per task" if given else "none"
 
 
-def tool_variables(endpoint: Endpoint, harness: str) -> dict[str, str]:
+def tool_variables(endpoint: Endpoint, tool: ProbeTool) -> dict[str, str]:
     """The environment variables that hand the key (and Inspect's endpoint URL) to the tool,
-    set in the task's process only."""
-    values = endpoint.key_environment(harness)
-    if harness == "inspect" and endpoint.model_type == "openai-api" and endpoint.base_url:
-        values[f"{INSPECT_SERVICE.upper()}_BASE_URL"] = endpoint.base_url
-    return values
+    set in the task's process only (`ProbeTool.variables`)."""
+    return type(tool).variables(endpoint)
 
 
 # --------------------------------------------------------------------- one task in a child
 def run_task(
-    tool,
+    tool: ProbeTool,
     endpoint: Endpoint,
     task: str,
     out: Path,
@@ -154,8 +146,8 @@ def run_task(
     file's path, or `TaskFailed` (`TaskDeadline`, `TaskMemory`) naming the task."""
     cap = memory if endpoint.is_api and memory else None
     source = "the server's answer" if endpoint.is_api else "the model's answer"
-    variables = tool_variables(endpoint, tool.name)
-    _prepare(tool.name)
+    variables = tool_variables(endpoint, tool)
+    _prepare(tool)
     _flush_streams()  # else what the streams hold is written twice, by each process
     read_end, write_end = os.pipe()
     parent = os.getpid()
@@ -168,7 +160,7 @@ def run_task(
             cap,
             variables,
             functools.partial(tool.run, endpoint, task, out, limit, options),
-            _Context(tool.name, task, out, source),
+            _Context(tool.name, task, out, source, tool.checks_log_probs),
         )
     os.close(write_end)
     with contextlib.suppress(OSError):  # as the child does: a group to kill from the start
@@ -210,8 +202,10 @@ def _status_text(status: int | None) -> str:
     return f"status {status} and no answer"
 
 
-def _prepare(harness: str) -> None:
-    for module in TOOL_MODULES.get(harness, ()):
+def _prepare(tool: ProbeTool) -> None:
+    """Import what the tool imports to run a task (`ProbeTool.preload`) in the run's
+    process, so each task's child has it (and its memory cap starts above it)."""
+    for module in tool.preload:
         with contextlib.suppress(ImportError):  # the child's own import says what is missing
             importlib.import_module(module)
 
@@ -282,8 +276,11 @@ def _end(pid: int) -> int | None:
 class _Context:
     """What the child needs to word its errors and clean up after itself."""
 
-    def __init__(self, harness: str, task: str, out: Path, source: str) -> None:
+    def __init__(
+        self, harness: str, task: str, out: Path, source: str, checks_log_probs: bool = False
+    ) -> None:
         self.harness, self.task, self.out, self.source = harness, task, out, source
+        self.checks_log_probs = checks_log_probs  # `ProbeTool.checks_log_probs`
 
 
 def _child(
@@ -389,7 +386,7 @@ def _describe(error: BaseException, context: _Context) -> str:
 def _finite_log_probs(context: _Context) -> Iterator[None]:
     """In the child, for lm-eval: every log-likelihood the model answers is checked before
     lm-eval scores it; one that is not finite fails the task (`NonFiniteLogProb`)."""
-    if context.harness != "lm_eval":
+    if not context.checks_log_probs:
         yield
         return
     import lm_eval.evaluator as evaluator  # deferred: the optional tool, in its own process

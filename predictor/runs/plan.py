@@ -1,10 +1,11 @@
 """The plan `benchpress run` prints before any request: which task runs which probe, what
 differs from how the matrix's scores were made, and what it will take.
 
-Sizes come from `predictor.results.task_facts` (public datasets' item counts, estimated
-tokens per item); a user's own task (`--task BENCHMARK=TASK`) is sized by loading it. Time is
-tokens over `tokens_per_second`, an assumed throughput (default: one batched vLLM server on
-one GPU, order of magnitude), so the figure is a guide to the bill, not a promise."""
+Sizes come from the harness's task facts (`Harness.facts`: public datasets' item counts,
+estimated tokens per item); a user's own task (`--task BENCHMARK=TASK`) is sized by loading
+it. Time is tokens over `tokens_per_second`, an assumed throughput (default: one batched vLLM
+server on one GPU, order of magnitude), so the figure is a guide to the bill, not a
+promise."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from predictor.results.mapping import load_map
-from predictor.results.task_facts import task_facts
+from predictor.harnesses import get_harness
 
 TOKENS_PER_SECOND = 2000.0
 
@@ -92,8 +92,7 @@ class RunPlan:
 def task_note(harness: str, task: str) -> str:
     """What the reviewed map says differs from the matrix's scores (shots, chain of thought,
     harness), '' when it says nothing."""
-    entries = load_map(harness).get(task, [])
-    return next((e.note for e in entries if e.note), "")
+    return get_harness(harness).note(task)
 
 
 def plan_task(
@@ -107,7 +106,7 @@ def plan_task(
 ) -> PlannedTask:
     """Size one task: from the facts table, else `size_of(task)` -> (items, tokens per
     item), which loads the task."""
-    facts = task_facts(harness, task)
+    facts = get_harness(harness).facts(task)
     if facts is not None:
         items, per_item, shots = facts.items, facts.tokens_per_item, facts.shots
     else:

@@ -16,9 +16,10 @@ import urllib.error
 import urllib.request
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from predictor.harnesses.endpoint import Endpoint
+from predictor.harnesses.redact import redact
 from predictor.runs.isolation import HTTP_ERRORS, RequestDeadline
-from predictor.runs.redact import redact
-from predictor.runs.settings import KEY_ENV, Endpoint
+from predictor.runs.settings import KEY_ENV
 
 ROUTES = ("/v1/completions", "/v1/chat/completions", "/completions", "/chat/completions")
 PREFLIGHT_SECONDS = 30.0  # the longest the check may take, whatever --timeout says

@@ -34,33 +34,25 @@ from typing import Any
 import polars as pl
 
 from predictor.api import BenchPress
-from predictor.paths import benchpress_home
+from predictor.harnesses import get_harness
+from predictor.harnesses.endpoint import Endpoint, SettingsError
+from predictor.harnesses.redact import plain_text, redact, redacted_output
+from predictor.harnesses.staging import STAGING, run_folder
 from predictor.results.inputs import summarise
 from predictor.results.read import read_results
-from predictor.results.runnable import preferred_tasks
-from predictor.runs.inspect_tool import InspectTool
 from predictor.runs.isolation import (
     check_task_timeout,
     describe_task_timeout,
     run_task,
     task_deadline,
 )
-from predictor.runs.lm_eval_tool import LmEvalTool
 from predictor.runs.plan import TOKENS_PER_SECOND, RunPlan, plan_task
 from predictor.runs.preflight import check_endpoint
-from predictor.runs.redact import plain_text, redact, redacted_output
-from predictor.runs.settings import (
-    Endpoint,
-    SettingsError,
-    env_task_overrides,
-    format_model_args,
-    resolve_endpoint,
-)
-from predictor.runs.staging import STAGING, run_folder
+from predictor.runs.settings import env_task_overrides, format_model_args, resolve_endpoint
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.probes import runnable_tool
+from predictor.util.paths import benchpress_home
 
-HARNESSES = {"lm_eval": LmEvalTool, "inspect": InspectTool}
 RUNS_DIR = "runs"  # under BENCHPRESS_HOME: a folder per model
 # the tools' options benchpress sets from the endpoint: another value would send the requests
 # (and the key) somewhere the plan does not show
@@ -125,13 +117,13 @@ def _tasks(
     """benchmark -> (task, named by the user) for every probe; a probe without one is an
     error naming it (the user's own task definition can run it: --task BENCHMARK=TASK)."""
     own_tasks = {bp.resolve_benchmark(b): t for b, t in own.items()}
-    mapped = preferred_tasks(harness, generative_only=chat)
+    mapped = get_harness(harness).runnable_tasks(chat)
     out: dict[str, tuple[str, bool]] = {}
     missing = []
     for name in names:
         if name in own_tasks:
             out[name] = (own_tasks[name], True)
-        elif name in mapped and (harness != "inspect" or "/" in mapped[name]):
+        elif name in mapped:
             out[name] = (mapped[name], False)
         else:
             missing.append(name)
@@ -175,10 +167,11 @@ def plan_probe_run(
     names = _probe_names(bp, probes, tool_name, endpoint.chat)
     chosen = _tasks(bp, names, tool_name, endpoint.chat, tasks)
     folders = _include_paths(include_path)
-    tool = HARNESSES[tool_name]([t for t, _ in chosen.values()], folders)
+    descriptor = get_harness(tool_name)
+    tool = descriptor.tool([t for t, _ in chosen.values()], folders)
     unknown = [t for t, own in chosen.values() if own and not tool.known(t)]
     if unknown:
-        where = ", ".join(str(f) for f in folders) or "lm-eval's own tasks"
+        where = ", ".join(str(f) for f in folders) or f"{descriptor.label}'s own tasks"
         raise SettingsError(f"task {unknown[0]!r} is not in {where}: check --include-path")
     # a run with a limit (a smoke test) has a folder of its own: <out>/limited-<N>
     folder = run_folder(Path(out).expanduser() if out is not None else default_out(model), limit)
@@ -367,8 +360,9 @@ def run_probe_benchmarks(
     progress: bool = True,
     **harness_options: Any,
 ) -> ProbeScores:
-    """Run `model`'s probes with lm-eval (`harness="lm_eval"`) or Inspect (`"inspect"`) and
-    return its probe scores, benchmark -> score, as `bp.predict` takes them.
+    """Run `model`'s probes with lm-eval (`harness="lm_eval"`), Inspect (`"inspect"`) or
+    another registered harness (`predictor.harnesses`) and return its probe scores,
+    benchmark -> score, as `bp.predict` takes them.
 
     `probes`: `"default"` (the snapshot's runnable set for the tool; generative tasks only
     for a chat model type) or benchmark names. `model_type` / `model_args`: the tool's own

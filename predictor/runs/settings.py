@@ -17,59 +17,26 @@ the endpoint settings of the environment.
 `--model-args` are `key=value` pairs separated by commas, as on lm-eval's command line; the
 tool gets them as a dict (values typed as lm-eval types them), never as that string, so a
 value (the model's name above all) cannot add arguments of its own. The plan shows them in
-that spelling, quoting a value that holds `,`, `=` or quotes."""
+that spelling, quoting a value that holds `,`, `=` or quotes.
+
+The `Endpoint` resolved here is what the harness's tool is handed
+(`predictor.harnesses.endpoint`)."""
 
 from __future__ import annotations
 
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-BASE_URL_ENV = "BENCHPRESS_MODEL_BASE_URL"
+from predictor.harnesses import get_harness
+from predictor.harnesses.endpoint import BASE_URL_ENV, Endpoint, SettingsError
+
 TYPE_ENV = "BENCHPRESS_MODEL_TYPE"
 KEY_ENV = "BENCHPRESS_MODEL_API_KEY"
 TIMEOUT_ENV = "BENCHPRESS_MODEL_TIMEOUT"
 TASKS_ENV = "BENCHPRESS_PROBE_TASKS"
 INCLUDE_ENV = "BENCHPRESS_TASK_INCLUDE_PATH"
 DEFAULT_TIMEOUT = 120.0
-MAX_RETRIES = 3
-
-# lm-eval model types that talk to an HTTP endpoint (preflight-checked, timeout applied)
-LM_EVAL_API_TYPES = frozenset(
-    {
-        "local-completions",
-        "local-chat-completions",
-        "openai-completions",
-        "openai-chat-completions",
-    }
-)
-# model types that only accept chat messages: no prompt log-probs, so generative tasks only
-CHAT_TYPES = frozenset(
-    {
-        "local-chat-completions",
-        "openai-chat-completions",
-        "anthropic-chat",
-        "anthropic-chat-completions",
-        "litellm",
-    }
-)
-# lm-eval reads an API model's key from this variable (its OpenAI-compatible models)
-LM_EVAL_KEY_VARIABLE = "OPENAI_API_KEY"
-# Inspect's OpenAI-compatible provider `openai-api/<service>/<model>` reads
-# <SERVICE>_BASE_URL and <SERVICE>_API_KEY; benchpress names the service `endpoint`
-INSPECT_SERVICE = "endpoint"
-
-
-class SettingsError(ValueError):
-    """A run's settings are missing or malformed: the message names the argument or the
-    environment variable to fix."""
-
-
-def chat_only(model_type: str | None) -> bool:
-    """True for a model type that only takes chat messages (generative tasks only)."""
-    return model_type is not None and model_type.strip().lower() in CHAT_TYPES
 
 
 def parse_model_args(text: str | None) -> dict[str, str]:
@@ -156,35 +123,6 @@ def _timeout(env: Mapping[str, str], given: float | None) -> float:
     return float(value)
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    """One model to run: the tool's model type and arguments, the key kept out of them."""
-
-    model: str
-    model_type: str
-    model_args: dict[str, object]
-    base_url: str | None
-    base_url_origin: str  # what set the URL, for messages: an argument or the variable
-    timeout: float
-    api_key: str | None = field(default=None, repr=False)
-
-    @property
-    def is_api(self) -> bool:
-        return self.model_type in LM_EVAL_API_TYPES or self.model_type.startswith("openai-api")
-
-    @property
-    def chat(self) -> bool:
-        return chat_only(self.model_type)
-
-    def key_environment(self, harness: str) -> dict[str, str]:
-        """The variables that hand the key to the tool (empty without a key)."""
-        if not self.api_key:
-            return {}
-        if harness == "inspect":
-            return {f"{INSPECT_SERVICE.upper()}_API_KEY": self.api_key}
-        return {LM_EVAL_KEY_VARIABLE: self.api_key}
-
-
 def resolve_endpoint(
     model: str,
     harness: str = "lm_eval",
@@ -208,17 +146,17 @@ def resolve_endpoint(
             f"no model type: pass --model-type (e.g. local-completions, hf, vllm, dummy) "
             f"or set {TYPE_ENV}"
         )
-    # both tools get a dict: values given as a mapping as they are (Inspect passes even a
+    tool = get_harness(harness).tool
+    # every tool gets a dict: values given as a mapping as they are (Inspect passes even a
     # function, e.g. mockllm's custom_outputs, to its provider); parsed from text, typed as
-    # lm-eval's command line types them for lm-eval, as text for Inspect
+    # lm-eval's command line types them (`ProbeTool.typed_model_args`: lm-eval), else as text
     args: dict[str, object]
     if isinstance(model_args, Mapping):
         args = {str(k): v for k, v in model_args.items()}
     else:
         parsed = parse_model_args(model_args)
-        args = (
-            dict(parsed) if harness == "inspect" else {k: typed_value(v) for k, v in parsed.items()}
-        )
+        typed = tool.typed_model_args
+        args = {k: typed_value(v) for k, v in parsed.items()} if typed else dict(parsed)
     for secret in ("api_key", "auth_token"):
         if secret in args:
             raise SettingsError(
@@ -232,45 +170,5 @@ def resolve_endpoint(
     if base_url is None and env.get(BASE_URL_ENV, "").strip():
         base_url, origin = env[BASE_URL_ENV].strip(), BASE_URL_ENV
     key = env.get(KEY_ENV) or None
-    if harness == "lm_eval":
-        args = _lm_eval_args(model, kind, args, base_url, seconds)
+    args = tool.endpoint_args(model, kind, args, base_url, seconds)
     return Endpoint(model, kind, args, base_url, origin, seconds, key)
-
-
-def _full_endpoint(kind: str, base_url: str) -> str:
-    """lm-eval posts to `base_url` as it is: a server's root or `/v1` would answer 404 to
-    every request, so a URL that does not name the route is refused with the one to use."""
-    route = "chat/completions" if kind in CHAT_TYPES else "completions"
-    path = urlsplit(base_url).path.rstrip("/")
-    if not path.endswith("completions"):
-        stem = base_url.rstrip("/")
-        suggestion = f"{stem}/{route}" if path.endswith("/v1") else f"{stem}/v1/{route}"
-        raise SettingsError(
-            f"base_url {base_url} names no route: lm-eval's {kind} posts to the full "
-            f"endpoint, e.g. base_url={suggestion}"
-        )
-    return base_url
-
-
-def _lm_eval_args(
-    model: str, kind: str, args: dict[str, object], base_url: str | None, timeout: float
-) -> dict[str, object]:
-    out = dict(args)
-    if kind in LM_EVAL_API_TYPES:
-        if kind.startswith("local-") and not base_url:
-            raise SettingsError(
-                f"model type {kind} needs the endpoint: --model-args "
-                f"base_url=http://HOST:PORT/v1/{'chat/' if kind in CHAT_TYPES else ''}"
-                f"completions or {BASE_URL_ENV}"
-            )
-        out.setdefault("model", model)
-        if base_url:
-            out["base_url"] = _full_endpoint(kind, base_url)
-        # vLLM's server (and the like) tokenizes for lm-eval: nothing to download
-        if kind == "local-completions":
-            out.setdefault("tokenizer_backend", "remote")
-        out.setdefault("timeout", int(timeout) if timeout.is_integer() else timeout)
-        out.setdefault("max_retries", MAX_RETRIES)
-    elif "pretrained" not in out and "model" not in out:
-        out["pretrained"] = model
-    return out

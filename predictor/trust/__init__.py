@@ -12,7 +12,7 @@ cost table without pulling in rankings (which use the API's answers).
 
 from __future__ import annotations
 
-from predictor.lazy import lazy_exports
+from predictor.util.lazy import lazy_exports
 
 _EXPORTS = {
     "DEFAULT_COSTS": "predictor.trust.costs",

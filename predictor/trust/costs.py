@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from predictor.resolve import UnknownNameError
+from predictor.names.resolve import UnknownNameError
 
 # Explicit costs for well-known expensive suites (agent loops in sandboxes, human-vote Elo).
 DEFAULT_COSTS: dict[str, float] = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from predictor.fitted_matrix import FittedMatrix
 from predictor.trust.profiles import resolve_targets
 
 COUNT = 5
@@ -18,12 +19,14 @@ RULE = "the snapshot models observed on the most targets, newest first among equ
 
 
 def default_references(
-    bp, targets: str | Sequence[str] | None = "general_assistant", count: int = COUNT
+    bp: FittedMatrix,
+    targets: str | Sequence[str] | None = "general_assistant",
+    count: int = COUNT,
 ) -> list[str]:
     """Up to `count` fitted model ids of `bp` by the module's rule; `targets` as
     `compare_with_known_models` takes them (a profile, names, None: every benchmark)."""
     chosen = resolve_targets(targets, bp.fit_benchmarks_, bp.resolve_benchmark)
-    columns = [bp._column[t] for t in (bp.fit_benchmarks_ if chosen is None else chosen)]
+    columns = [bp.fit_columns[t] for t in (bp.fit_benchmarks_ if chosen is None else chosen)]
     observed = bp.completer_.observed_[:, columns].sum(axis=1).tolist()
     models = bp.snapshot.models
     dates = (

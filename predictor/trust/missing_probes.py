@@ -25,12 +25,17 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from predictor.paths import bundled_snapshot_dir
-from predictor.pretrained import PRETRAINED, pretrained_root
-from predictor.resolve import AmbiguousNameError, NameResolver, UnknownNameError, display_names
-from predictor.snapshots import list_versions
+from predictor.names.resolve import (
+    AmbiguousNameError,
+    NameResolver,
+    UnknownNameError,
+    display_names,
+)
+from predictor.snapshots.pretrained import PRETRAINED, pretrained_root
+from predictor.snapshots.reader import list_versions
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.profiles import profile_name
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.values import ProbeScoreError
 
 HANDLE_MISSING = ("interpolate", "error")

@@ -19,19 +19,20 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from predictor.results.runnable import task_columns
+from predictor.fitted_matrix import FittedMatrix
+from predictor.harnesses import harnesses, task_columns
 from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
 
-def _categories(bp) -> dict[str, str | None]:
+def _categories(bp: FittedMatrix) -> dict[str, str | None]:
     table = bp.snapshot.benchmarks
     if "category" not in table.columns:
         return {}
     return dict(table.select("benchmark_id", "category").iter_rows())
 
 
-def _run_costs(bp) -> dict[str, float | None]:
+def _run_costs(bp: FittedMatrix) -> dict[str, float | None]:
     """Median USD per run from the sources, where enough runs report one (MIN_COST_REPORTS:
     a median over a handful of runs says more about which models ran it than about it)."""
     table = bp.snapshot.benchmarks
@@ -41,7 +42,7 @@ def _run_costs(bp) -> dict[str, float | None]:
     return dict(enough.select("benchmark_id", "run_cost_usd").iter_rows())
 
 
-def benchmark_costs(bp, costs: Mapping[str, float] | None = None) -> np.ndarray:
+def benchmark_costs(bp: FittedMatrix, costs: Mapping[str, float] | None = None) -> np.ndarray:
     """Cost per fitted benchmark of `bp`: the sources' run costs where the snapshot has them,
     else documented defaults; `costs` overrides both, its keys resolved like any benchmark
     name (see `predictor.trust.costs`)."""
@@ -77,7 +78,7 @@ def _check_budget(
 
 
 def what_to_run_next(
-    bp,
+    bp: FittedMatrix,
     known_scores: Mapping[str, float],
     targets: str | Sequence[str] | None = None,
     budget: float | None = None,
@@ -98,19 +99,22 @@ def what_to_run_next(
     None for all). Columns: rank, benchmark, cost, predicted, width_before, width_after
     (mean widths in points over the percent targets; see the module docstring), reduction
     (mean relative width reduction over every target),
-    reduction_per_cost, lm_eval_task and inspect_task (the tool task that runs the
-    benchmark, None when none is known; `predictor.results.runnable`). `model`, `family`,
+    reduction_per_cost, and a task column per harness, lm_eval_task and inspect_task (the
+    tool task that runs the benchmark, None when none is known; `predictor.harnesses`).
+    `model`, `family`,
     `release_date` and `base`: the model's side information, as in `BenchPress.predict`.
     """
     _check_top(top)
-    row = bp._probe_row(known_scores)
+    row = bp.probe_row(known_scores)
     _, features, group = bp.side_for(model, family, release_date, base)
     side = {"features": features, "group": group}
     comp = bp.completer_
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
     known = ~np.isnan(row)
-    tcols = np.flatnonzero(~known) if chosen is None else np.array([bp._column[t] for t in chosen])
+    tcols = (
+        np.flatnonzero(~known) if chosen is None else np.array([bp.fit_columns[t] for t in chosen])
+    )
     tcols = tcols[~known[tcols]]
     if len(tcols) == 0:
         raise ValueError("every target is already known: nothing left to predict")
@@ -121,7 +125,7 @@ def what_to_run_next(
     mean = bp.in_range(comp.fold_in(row, **side))
     low, high = (bp.in_range(a) for a in comp.fold_in_interval(row, level=level, **side))
     width0 = high[tcols] - low[tcols]
-    percent = np.array([bp._scale.get(names[t]) == "percent" for t in tcols])
+    percent = np.array([bp.scale_of(names[t]) == "percent" for t in tcols])
     shown = percent if percent.any() else np.ones(len(tcols), dtype=bool)  # width columns
     before = float(np.mean(width0[shown]))
     rows = []
@@ -154,8 +158,7 @@ def what_to_run_next(
         "width_after": pl.Float64,
         "reduction": pl.Float64,
         "reduction_per_cost": pl.Float64,
-        "lm_eval_task": pl.String,
-        "inspect_task": pl.String,
+        **dict.fromkeys((h.task_column for h in harnesses()), pl.String),
     }
     if not rows:
         return pl.DataFrame(schema=schema)

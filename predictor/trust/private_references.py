@@ -14,8 +14,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from predictor.names.resolve import UnknownNameError
 from predictor.private import PrivateModel
-from predictor.resolve import UnknownNameError
 
 PREFIX = "private:"
 SHOWN = 10  # private models listed in an error

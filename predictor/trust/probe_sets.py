@@ -11,7 +11,8 @@ snapshot; nothing is chosen by hand:
   the five together cost about five standard runs.
 - `lm_eval`, `lm_eval_chat`, `inspect`: the runnable sets, `bp.select_probes(k=5,
   runnable=tool)` among the benchmarks that tool has a mapped task for (`lm_eval_chat`: only
-  generative tasks, what a chat endpoint can run), the sets `benchpress run` runs by default.
+  generative tasks, what a chat endpoint can run), the sets `benchpress run` runs by default:
+  one per harness and probe-set key of `predictor.harnesses` (`ProbeSet.runnable_sets`).
 
 `ProbeBenchmarks.DEFAULT` and `.LOW_COST` are the sets of `microsoft/benchpress-v1`, the
 snapshot of the BenchPress article. The sets of every snapshot bundled with the package are
@@ -22,9 +23,11 @@ compares), and `ProbeBenchmarks.for_snapshot(bp)` runs the selection for any oth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar
 
+from predictor.harnesses import get_harness, harnesses
 from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.next_benchmark import benchmark_costs
 
@@ -32,21 +35,52 @@ K = 5
 LOW_COST_MAX = 1.0  # standard runs per probe (predictor.trust.costs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ProbeSet:
-    """The recommended probe sets of one snapshot, in the order selection picked them."""
+    """The recommended probe sets of one snapshot, in the order selection picked them.
+
+    `runnable_sets`: probe-set key (`Harness.probe_sets`: `lm_eval`, `lm_eval_chat`,
+    `inspect`) -> the set that harness runs by default, given as keywords
+    (`ProbeSet(default=..., low_cost=..., lm_eval=...)`) or as the mapping; an empty set is
+    the same as none. `.lm_eval`, `.lm_eval_chat` and `.inspect` read the built-in ones."""
 
     default: tuple[str, ...]
     low_cost: tuple[str, ...]
-    lm_eval: tuple[str, ...] = ()
-    lm_eval_chat: tuple[str, ...] = ()
-    inspect: tuple[str, ...] = ()
+    runnable_sets: Mapping[str, tuple[str, ...]] = field(hash=False)
+
+    def __init__(
+        self,
+        default: Iterable[str],
+        low_cost: Iterable[str],
+        runnable_sets: Mapping[str, Iterable[str]] | None = None,
+        **sets: Iterable[str],
+    ) -> None:
+        given = {**(runnable_sets or {}), **sets}
+        known = {key for h in harnesses() for key, _ in h.probe_sets}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise TypeError(f"ProbeSet() got an unexpected keyword argument {unknown[0]!r}")
+        sets_given = {key: tuple(names) for key, names in given.items()}
+        kept = {key: names for key, names in sets_given.items() if names}
+        object.__setattr__(self, "default", tuple(default))
+        object.__setattr__(self, "low_cost", tuple(low_cost))
+        object.__setattr__(self, "runnable_sets", kept)
+
+    @property
+    def lm_eval(self) -> tuple[str, ...]:
+        return self.runnable_sets.get("lm_eval", ())
+
+    @property
+    def lm_eval_chat(self) -> tuple[str, ...]:
+        return self.runnable_sets.get("lm_eval_chat", ())
+
+    @property
+    def inspect(self) -> tuple[str, ...]:
+        return self.runnable_sets.get("inspect", ())
 
     def runnable(self, tool: str, chat: bool = False) -> tuple[str, ...]:
         """The default set a tool (`lm_eval`, `inspect`) runs; `chat`: generative only."""
-        if tool == "inspect":
-            return self.inspect
-        return self.lm_eval_chat if chat else self.lm_eval
+        return self.runnable_sets.get(get_harness(tool).probe_set_for(chat), ())
 
 
 def low_cost_allowlist(bp) -> list[str]:
@@ -65,13 +99,13 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
     def chosen(**kwargs) -> tuple[str, ...]:
         return tuple(bp.select_probes(k=K, progress=progress, **kwargs).benchmarks)
 
-    return ProbeSet(
-        default=chosen(),
-        low_cost=chosen(allowlist=low_cost_allowlist(bp)),
-        lm_eval=chosen(runnable="lm_eval"),
-        lm_eval_chat=chosen(runnable="lm_eval", chat=True),
-        inspect=chosen(runnable="inspect"),
-    )
+    default, low_cost = chosen(), chosen(allowlist=low_cost_allowlist(bp))
+    runnable = {
+        key: chosen(runnable=harness.id, chat=chat)
+        for harness in harnesses()
+        for key, chat in harness.probe_sets
+    }
+    return ProbeSet(default=default, low_cost=low_cost, runnable_sets=runnable)
 
 
 # content hash of a bundled snapshot -> its sets (tests/predictor/test_pretrained.py re-runs

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from predictor.calibration import held_out_models
+from predictor.fit.calibration import held_out_models
+from predictor.fitted_matrix import FittedMatrix
+from predictor.harnesses import get_harness, harnesses, task_columns
 from predictor.methods.base import Completer
 from predictor.methods.registry import default_completer
-from predictor.results.runnable import preferred_tasks, task_columns
-from predictor.results.task_facts import runs_model_code
 from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.profiles import resolve_targets
@@ -62,9 +62,10 @@ class ProbeSelection:
         return float(sum(self.costs))
 
     def to_frame(self, chat: bool = False) -> pl.DataFrame:
-        """One row per probe; `lm_eval_task` / `inspect_task` name the tool task that runs
-        it (None when no tool task is known; `predictor.results.runnable`), `chat`: the
-        task a chat endpoint runs (the generative one, as `benchpress run` chooses)."""
+        """One row per probe; a column per harness (`lm_eval_task`, `inspect_task`,
+        `predictor.harnesses`) names the task that runs it (None when none is known),
+        `chat`: the task a chat endpoint runs (the generative one, as `benchpress run`
+        chooses)."""
         names = self.benchmarks or [str(c) for c in self.columns]
         return pl.DataFrame(
             {
@@ -83,8 +84,7 @@ class ProbeSelection:
                 "expected_medae": pl.Float64,
                 "cost": pl.Float64,
                 "cumulative_cost": pl.Float64,
-                "lm_eval_task": pl.String,
-                "inspect_task": pl.String,
+                **dict.fromkeys((h.task_column for h in harnesses()), pl.String),
             },
         )
 
@@ -345,43 +345,36 @@ def probe_set_error(
     return pooled.score_with(list(probes))
 
 
-RUNNABLE_TOOLS = {"lm_eval": "lm_eval", "lm-eval": "lm_eval", "inspect": "inspect"}
-
-
 def runnable_tool(runnable: str | None) -> str | None:
-    """`lm_eval` / `inspect` (lm-eval also spelled as its command, `lm-eval`), or None."""
+    """The id of the harness `runnable` names (`lm_eval`, also spelled as its command
+    `lm-eval`; `inspect`; `predictor.harnesses`), or None."""
     if runnable is None:
         return None
-    tool = RUNNABLE_TOOLS.get(str(runnable).strip().lower())
-    if tool is None:
-        raise ValueError(f"runnable must be 'lm_eval' or 'inspect', got {runnable!r}")
-    return tool
+    return get_harness(runnable, "runnable").id
 
 
-def runnable_benchmarks(bp, runnable: str, chat: bool = False) -> list[str]:
+def runnable_benchmarks(bp: FittedMatrix, runnable: str, chat: bool = False) -> list[str]:
     """Fitted benchmarks with a mapped task of tool `runnable` (`chat`: a task that only
     generates, the kind a chat endpoint runs), in the snapshot's column order; not those
     whose task executes the model's code (`task_facts.RUNS_MODEL_CODE`)."""
-    tool = runnable_tool(runnable)
-    tasks = preferred_tasks(tool, generative_only=chat)
-    # an Inspect task known only by a bare name has no registry name to run it by
-    runs = {
-        b
-        for b, task in tasks.items()
-        if (tool != "inspect" or "/" in task) and not runs_model_code(tool, task)
-    }
+    harness = get_harness(runnable, "runnable")
+    tasks = harness.runnable_tasks(chat)
+    runs = {b for b, task in tasks.items() if not harness.runs_model_code(task)}
     return [b for b in bp.fit_benchmarks_ if b in runs and b not in NOT_RUNNABLE]
 
 
 def _allowed_columns(
-    bp, allowlist: Sequence[str] | str | None, runnable: str | None = None, chat: bool = False
+    bp: FittedMatrix,
+    allowlist: Sequence[str] | str | None,
+    runnable: str | None = None,
+    chat: bool = False,
 ) -> list[int] | None:
     """Columns the allowlist lets be probes (None: every fitted one a team can run itself,
     i.e. not in `costs.NOT_RUNNABLE`). A str is one name, not its letters; an empty allowlist
     would allow nothing, so it is an error, not a default. `runnable` (a tool) keeps only the
     benchmarks that tool has a task for."""
     if runnable is not None:
-        tool_columns = [bp._column[b] for b in runnable_benchmarks(bp, runnable, chat)]
+        tool_columns = [bp.fit_columns[b] for b in runnable_benchmarks(bp, runnable, chat)]
         if not tool_columns:
             raise ValueError(f"snapshot {bp.version} has no benchmark {runnable} can run")
         if allowlist is None:
@@ -401,18 +394,18 @@ def _allowed_columns(
     columns: list[int] = []
     for name in names:
         benchmark = bp.resolve_benchmark(name)
-        if benchmark not in bp._column:
+        if benchmark not in bp.fit_columns:
             raise ValueError(
                 f"allowlist: benchmark {benchmark!r} has too few observations in snapshot "
                 f"{bp.version} to be used as a probe"
             )
-        if bp._column[benchmark] not in columns:
-            columns.append(bp._column[benchmark])
+        if bp.fit_columns[benchmark] not in columns:
+            columns.append(bp.fit_columns[benchmark])
     return columns
 
 
 def select_probes_for(
-    bp,
+    bp: FittedMatrix,
     k: int = 5,
     budget: float | None = None,
     targets=None,
@@ -430,9 +423,9 @@ def select_probes_for(
     benchmarks that tool has a mapped task for, `chat` only tasks a chat endpoint can run."""
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
-    target_cols = None if chosen is None else [bp._column[t] for t in chosen]
+    target_cols = None if chosen is None else [bp.fit_columns[t] for t in chosen]
     candidates = _allowed_columns(bp, allowlist, runnable, chat)
-    values = bp._dense(bp.fit_models_, names)
+    values = bp.observed_values(bp.fit_models_, names)
     return select_probes_detailed(
         values,
         [],

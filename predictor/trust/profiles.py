@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 
-from predictor.resolve import AmbiguousNameError, UnknownNameError
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 
 PROFILES: dict[str, tuple[str, ...]] = {
     "coding_assistant": (

@@ -18,9 +18,10 @@ from typing import Any
 
 import polars as pl
 
+from predictor.fitted_matrix import FittedMatrix
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.private import PrivateModel, private_models
 from predictor.reference_names import ReferenceModel, reference_notes, resolve_reference
-from predictor.resolve import AmbiguousNameError, UnknownNameError
 from predictor.trust.missing_probes import split_targets
 from predictor.trust.private_references import explicit, find_private, with_private_suggestions
 from predictor.trust.profiles import resolve_targets
@@ -392,13 +393,15 @@ def _reference_id(bp, name: str, private: dict) -> str:
         return name
 
 
-def _private_predictions(bp, model, targets: Sequence[str], level: float) -> dict[str, Prediction]:
+def _private_predictions(
+    bp: FittedMatrix, model, targets: Sequence[str], level: float
+) -> dict[str, Prediction]:
     """A private model on each target: its stored score (observed, sd 0) where it has one,
     else the fold-in of its stored scores on the snapshot's fitted benchmarks, as for any
     new model (`BenchPress.predict`), with its interval."""
     if hasattr(model, "predictions"):  # a catalogue model: its cells in its own snapshot
         return model.predictions(targets, level)
-    fitted = {b: v for b, v in model.scores.items() if b in bp._column}
+    fitted = {b: v for b, v in model.scores.items() if b in bp.fit_columns}
     if not fitted:
         raise ValueError(
             f"private model {model.name!r} has no score on a benchmark fitted in snapshot "
@@ -408,7 +411,7 @@ def _private_predictions(bp, model, targets: Sequence[str], level: float) -> dic
 
 
 def compare_with_known_models(
-    bp,
+    bp: FittedMatrix,
     predictions_or_probes: Mapping,
     reference_models: Sequence[str] | str,
     targets="general_assistant",
@@ -456,7 +459,7 @@ def compare_with_known_models(
     private_preds = {m: _private_predictions(bp, private[m], chosen, level) for m in private}
     rankings = []
     for t in chosen:
-        j = bp._column[t]
+        j = bp.fit_columns[t]
         entries = [_entry(name, preds[t])]
         for m in refs:
             if m in private_preds:

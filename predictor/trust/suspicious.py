@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from predictor.fitted_matrix import FittedMatrix
 from predictor.methods.base import Completer
 from predictor.methods.registry import default_completer
 from predictor.trust.scale_mix import mixed_scale_cells
@@ -133,7 +134,7 @@ def above_threshold(
 _CACHE: dict[str, pl.DataFrame] = {}
 
 
-def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
+def suspicious_scores(bp: FittedMatrix, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
     """Flagged cells of a snapshot, with model and benchmark ids, the cell's source and why.
 
     `reason` is "mixed scale" for the odd cells of a percent column holding two scales (listed
@@ -146,7 +147,7 @@ def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
     if stored is None:
         key = str(bp.manifest.get("content_hash") or bp.version)
         if key not in _CACHE:
-            values = bp._dense(bp.fit_models_, bp.fit_benchmarks_)
+            values = bp.observed_values(bp.fit_models_, bp.fit_benchmarks_)
             _CACHE[key] = residual_table(
                 values, bp.fit_models_, bp.fit_benchmarks_, bp.completer_, bp.snapshot.cells
             )
@@ -155,7 +156,9 @@ def suspicious_scores(bp, threshold: float = DEFAULT_THRESHOLD) -> pl.DataFrame:
     return _with_mixed_scale(bp, stored, flagged)
 
 
-def _with_mixed_scale(bp, residuals: pl.DataFrame, flagged: pl.DataFrame) -> pl.DataFrame:
+def _with_mixed_scale(
+    bp: FittedMatrix, residuals: pl.DataFrame, flagged: pl.DataFrame
+) -> pl.DataFrame:
     benchmarks = bp.snapshot.benchmarks
     scale_of = dict(benchmarks.select("benchmark_id", "scale").iter_rows())
     direction_of = dict(benchmarks.select("benchmark_id", "direction").iter_rows())

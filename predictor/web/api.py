@@ -19,11 +19,12 @@ from datetime import datetime
 from typing import Any
 
 from predictor.api import BenchPress, FractionScoresWarning
+from predictor.harnesses import harnesses
+from predictor.names.resolve import UnknownNameError
 from predictor.private import PrivateModel
-from predictor.resolve import UnknownNameError
-from predictor.text_safety import quoted
 from predictor.trust.profiles import PROFILES, profile
 from predictor.trust.suspicious import DEFAULT_THRESHOLD
+from predictor.util.text_safety import quoted
 from predictor.web import figures, params, picker, private, uploads
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError, bad_request, not_found
@@ -485,6 +486,18 @@ def _json_list(value: Any) -> Any:
     return _json_value(value)
 
 
+def harness_list(catalog: Catalog, query: Params) -> dict[str, Any]:
+    """`GET /api/harnesses`: the tools that run probes (`predictor.harnesses`), as the page
+    labels them and the probe rows' task column that names each one's task."""
+    params.check_allowed(query, [], "/api/harnesses")
+    return {
+        "harnesses": [
+            {"id": h.id, "name": h.name, "label": h.label, "task_column": h.task_column}
+            for h in harnesses()
+        ]
+    }
+
+
 def results_info(catalog: Catalog, query: Params) -> dict[str, Any]:
     """`GET /api/results`: the size limit and formats of an upload."""
     params.check_allowed(query, [], "/api/results")
@@ -589,6 +602,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "plots": plots,
     "profiles": profiles,
     "probes": probes,
+    "harnesses": harness_list,
     "results": results_info,
     "private": private_list,
     "runs": runs,

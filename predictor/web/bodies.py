@@ -13,7 +13,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl
 
-from predictor.text_safety import quoted
+from predictor.util.text_safety import quoted
 from predictor.web.api import UPLOAD_PATH
 from predictor.web.errors import ApiError
 from predictor.web.params import MAX_PARAMS

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from predictor.api import BenchPress
-from predictor.paths import bundled_snapshot_dir
 from predictor.private import PrivateModel, private_models
-from predictor.snapshots import SnapshotError, default_stores, load_snapshot, version_key
-from predictor.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
+from predictor.snapshots.reader import SnapshotError, default_stores, load_snapshot, version_key
+from predictor.snapshots.stores import LocalStore, SnapshotStore, StoreUnreachable, open_store
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.errors import ApiError, not_found
 
 log = logging.getLogger("benchpress.app")

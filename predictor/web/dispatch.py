@@ -14,8 +14,8 @@ import traceback
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote
 
-from predictor.snapshots import SnapshotError
-from predictor.stores import StoreUnreachable
+from predictor.snapshots.reader import SnapshotError
+from predictor.snapshots.stores import StoreUnreachable
 from predictor.web import api
 from predictor.web.answers import JSON_HEADERS, error_bytes, json_bytes
 from predictor.web.bodies import body_params, upload_bytes

@@ -15,6 +15,7 @@ import numpy as np
 
 from predictor.api import BenchPress
 from predictor.drift import benchmark_loadings, completed_z
+from predictor.methods.registry import METHODS
 
 DIGITS = 4  # matrix cells: enough for a heatmap and a tooltip, a third of the bytes
 
@@ -190,10 +191,12 @@ def suspicious(bench: BenchPress) -> list[dict[str, Any]]:
     ]
 
 
-METHODS = {
-    "bayes": "robust Bayesian matrix factorisation",
-    "als": "alternating least squares (ALS)",
-}
+def method_label(method: str | None) -> str:
+    """The registered method's `label`; an unknown name as recorded, or "unrecorded"."""
+    cls = METHODS.get(method or "")
+    return cls.label if cls is not None else method or "unrecorded"
+
+
 # (key, label) in the order the page lists them; keys of the manifest's `fit_params` and
 # fit.json's `params` (the Bayesian method's chains/burn-in/samples, the ALS recipe's
 # lambda/iterations/seeds): a method shows only the ones it has.
@@ -256,6 +259,6 @@ def fit_summary(manifest: dict[str, Any], fit: dict[str, Any] | None) -> dict[st
             params.append({"key": key, "label": label, "value": text})
     return {
         "method": method,
-        "method_label": METHODS.get(method or "", method or "unrecorded"),
+        "method_label": method_label(method),
         "params": params,
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from predictor.text_safety import printable as safe_text
+from predictor.util.text_safety import printable as safe_text
 
 log = logging.getLogger("benchpress.app")
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 from predictor.methods.common import check_level
-from predictor.snapshots import SnapshotError
-from predictor.stores import check_version
+from predictor.snapshots.reader import SnapshotError
+from predictor.snapshots.stores import check_version
 from predictor.web.errors import bad_request
 
 Params = Mapping[str, object]

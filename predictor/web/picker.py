@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from predictor.api import BenchPress
-from predictor.resolve import UnknownNameError
+from predictor.names.resolve import UnknownNameError
 from predictor.trust.costs import CATEGORY_COSTS, DEFAULT_COSTS, USD_PER_STANDARD_RUN
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.probes import ProbeSelection

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from predictor.api import BenchPress
+from predictor.names.resolve import UnknownNameError
 from predictor.private import PROVENANCE_FIELDS, PrivateModel
-from predictor.resolve import UnknownNameError
 from predictor.web import figures
 from predictor.web.errors import bad_request
 

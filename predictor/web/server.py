@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from predictor.extras import MissingExtraError
+from predictor.util.extras import MissingExtraError
 from predictor.web.catalog import Catalog
 from predictor.web.guards import is_loopback
 from predictor.web.limits import DEFAULT_LIMITS, Limits

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 from predictor.api import BenchPress
-from predictor.results import ResultsError, models_in
+from predictor.results import ResultsError, models_in, registry
 from predictor.results.inputs import summarise
 from predictor.web import figures
 from predictor.web.errors import ApiError, bad_request
@@ -51,11 +51,6 @@ MAX_UPLOAD_BYTES = 32 * 1024 * 1024  # what the page sends; larger files: the co
 RETRY_AFTER = {"Retry-After": "5"}
 BUSY = "the server is busy reading other files; try again in a few seconds"
 MAX_NAME_CHARS = 255
-ACCEPTED = (".json", ".eval", ".csv")
-FORMATS = (
-    "lm-evaluation-harness results_*.json, Inspect logs (.eval or .json), Every Eval Ever "
-    "records, model,benchmark,score tables (.csv or .json)"
-)
 
 
 def file_name(raw: str) -> str:
@@ -72,8 +67,15 @@ def file_name(raw: str) -> str:
 
 
 def describe() -> dict[str, Any]:
-    """`GET /api/results`: what the page may send (its size check runs before uploading)."""
-    return {"max_bytes": MAX_UPLOAD_BYTES, "accept": list(ACCEPTED), "formats": FORMATS}
+    """`GET /api/results`: what the page may send (its size check runs before uploading) and
+    each format's name (`labels`: the page names the tool a file's scores came from with it),
+    from the registry of formats (`predictor.results.registry`)."""
+    return {
+        "max_bytes": MAX_UPLOAD_BYTES,
+        "accept": list(registry.upload_suffixes()),
+        "formats": registry.upload_formats(),
+        "labels": registry.labels(),
+    }
 
 
 def _number(value: Any) -> Any:

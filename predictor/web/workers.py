@@ -37,14 +37,14 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from predictor.paths import benchpress_home
-from predictor.read_limits import (
+from predictor.util.paths import benchpress_home
+from predictor.util.read_limits import (
     READ_MEMORY_BYTES,
     READ_SECONDS,
     cap_data_segment,
     data_segment_bytes,
 )
-from predictor.scratch import sweep_orphans
+from predictor.util.scratch import sweep_orphans
 from predictor.web.logs import log
 
 T = TypeVar("T")
@@ -518,9 +518,10 @@ def worker_main() -> None:
     # deferred: loaded after the process set its limits and temp folder (see above)
     from predictor.results.errors import ResultsError  # noqa: PLC0415
     from predictor.results.read import read_result_bytes  # noqa: PLC0415  # deferred: as above
+    from predictor.results.registry import preload_modules  # noqa: PLC0415  # deferred: as above
 
-    for module in ("inspect_ai.log", "predictor.results.lm_eval", "predictor.results.eee"):
-        with contextlib.suppress(ImportError):  # Inspect is an optional extra
+    for module in preload_modules():  # what the readers import on first use (the formats')
+        with contextlib.suppress(ImportError):  # an optional extra (Inspect)
             __import__(module)
     for name, sample in WARM_UP:  # load the mapping tables before the first real file
         with contextlib.suppress(ResultsError):

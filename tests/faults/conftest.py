@@ -29,7 +29,7 @@ from pipelines.sources import SOURCES
 from pipelines.stages.ingest import ingest_source
 from pipelines.stages.parse import parse_source
 from predictor import BenchPress
-from predictor.paths import snapshot_store_dir
+from predictor.util.paths import snapshot_store_dir
 from tests.faults.faults import FAULTS, RESULTS, Stalls, applicable
 from tests.faults.refreshing import (
     App,
@@ -104,6 +104,7 @@ class UninterruptedRun:
     exit_code: int
     rival: Refresh  # started while `refresh` held the lock
     rival_exit_code: int
+    rival_ended_first: bool  # `refresh` was still running when the rival had exited
     readers: Readers
     app: App
     end: EndState
@@ -127,14 +128,33 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Uninterr
             time.sleep(0.1)
         rival = Refresh.start(home, REFRESH_ARGS)
         rival_code = rival.wait(timeout=REFRESH_TIMEOUT)
+        rival_ended_first = refresh.proc.poll() is None
         code = refresh.wait(timeout=REFRESH_TIMEOUT)
-        time.sleep(1.0)  # a last round of reads after the publish
+        after_publish(readers, refresh.started + refresh.seconds)
         readers.stop()
         yield UninterruptedRun(
-            home, previous, refresh, code, rival, rival_code, readers, app, end_state(home)
+            home,
+            previous,
+            refresh,
+            code,
+            rival,
+            rival_code,
+            rival_ended_first,
+            readers,
+            app,
+            end_state(home),
         )
     finally:
         app.stop()
+
+
+def after_publish(readers: Readers, ended: float, timeout: float = 300) -> None:
+    """Wait for a whole round of reads (app versions, app predict, BenchPress) begun after
+    the refresh ended at `ended` (on the monotonic clock)."""
+    deadline = time.monotonic() + timeout
+    while sum(sample.at > ended for sample in readers.samples) < 3:  # the three reads
+        assert readers.is_alive() and time.monotonic() < deadline, "no reads after the publish"
+        time.sleep(0.1)
 
 
 @pytest.fixture

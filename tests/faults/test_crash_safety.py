@@ -22,8 +22,8 @@ import pytest
 
 from pipelines.crash_hook import CRASH_ENV
 from predictor import BenchPress
-from predictor.paths import snapshot_store_dir
-from predictor.snapshots import list_versions, verify
+from predictor.snapshots.reader import list_versions, verify
+from predictor.util.paths import snapshot_store_dir
 from tests.faults.refreshing import (
     Refresh,
     Trigger,

@@ -26,8 +26,8 @@ import sqlalchemy.exc
 from pipelines.locking import busy_with
 from pipelines.run import DiskFull, disk_full_reason, free_bytes
 from predictor import BenchPress
-from predictor.paths import dagster_home, snapshot_store_dir
-from predictor.snapshots import list_versions, verify
+from predictor.snapshots.reader import list_versions, verify
+from predictor.util.paths import dagster_home, snapshot_store_dir
 from tests.faults.refreshing import refresh_env, run_benchpress
 from tests.support.disk_full import can_mount, fill, tiny_filesystem
 

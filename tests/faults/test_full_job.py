@@ -25,8 +25,8 @@ from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT
 from pipelines.run import RefreshOutcome, run_refresh
 from pipelines.sources import SOURCES
 from predictor import BenchPress, UnknownNameError
-from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 from tests.faults.faults import HOSTILE_NAMES
 from tests.support.mirror_server import MirrorServer, serve_status
 from tests.support.shared_home import copy_home

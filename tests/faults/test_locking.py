@@ -35,13 +35,20 @@ HOLD = textwrap.dedent(
     with refresh_lock(Path(sys.argv[1])):
         print("held", flush=True)
         time.sleep(float(sys.argv[2]))
+        if len(sys.argv) > 3:
+            Path(sys.argv[3]).touch()  # about to let go
     """
 )
 
 
-def hold_lock(home: Path, seconds: float) -> subprocess.Popen:
+def hold_lock(home: Path, seconds: float, ending: Path | None = None) -> subprocess.Popen:
+    """A process holding the refresh lock of `home` for `seconds`; it creates `ending` just
+    before it lets go."""
+    extra = [] if ending is None else [str(ending)]
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(home), str(seconds)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLD, str(home), str(seconds), *extra],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
@@ -53,7 +60,7 @@ def test_second_holder_fails_at_once_naming_the_first(tmp_path: Path) -> None:
         started = time.monotonic()
         with pytest.raises(RefreshLocked) as caught, refresh_lock(tmp_path):
             pass
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 60 / 2  # well before the holder lets go
         message = str(caught.value)
         assert f"pid {holder.pid}" in message and "running since 20" in message
         assert str(tmp_path) in message and "--wait" in message
@@ -69,17 +76,17 @@ def test_waiting_gives_up_after_the_timeout(tmp_path: Path) -> None:
         started = time.monotonic()
         with pytest.raises(RefreshLocked, match="after waiting 0.6s"), refresh_lock(tmp_path, 0.6):
             pass
-        assert 0.5 < time.monotonic() - started < 10
+        assert 0.5 < time.monotonic() - started < 60 / 2  # waited, and gave up before 60 s
     finally:
         holder.kill()
         holder.wait()
 
 
 def test_waiting_succeeds_once_the_holder_finishes(tmp_path: Path) -> None:
-    holder = hold_lock(tmp_path, 1.0)
-    started = time.monotonic()
+    ending = tmp_path / "holder-ending"
+    holder = hold_lock(tmp_path, 1.0, ending)
     with refresh_lock(tmp_path, wait=60) as me:
-        assert time.monotonic() - started > 0.5
+        assert ending.exists()  # taken once the holder let go, not beside it
         assert me.pid == os.getpid() and read_holder(lock_path(tmp_path)).pid == os.getpid()
     holder.wait()
     assert read_holder(lock_path(tmp_path)).pid is None  # released: nobody named

@@ -19,9 +19,9 @@ import pytest
 
 from predictor import BenchPress, SnapshotError, UnknownNameError, complete_matrix
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import ResultsError
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web import api
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError

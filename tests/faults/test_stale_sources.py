@@ -8,8 +8,8 @@ import pytest
 
 from pipelines.run import run_refresh
 from predictor import BenchPress
-from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import read_manifest
+from predictor.snapshots.reader import read_manifest
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 from tests.support.mirror_server import serve_status
 from warehouse.status import source_status
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipelines.transforms.matrix import build_matrix
-from predictor.paths import warehouse_path
+from predictor.util.paths import warehouse_path
 from tests.support.shared_home import CliRefreshed, copy_home
 from warehouse.stats import warehouse_stats
 

@@ -19,7 +19,7 @@ import pipelines.run
 from pipelines.cli.warehouse import stats_frame
 from pipelines.run import RefreshOutcome, StepProgress, execute_with_progress
 from predictor.cli import main
-from predictor.paths import warehouse_path
+from predictor.util.paths import warehouse_path
 from tests.support.shared_home import CLI_REFRESH, CliRefreshed
 from warehouse.stats import warehouse_stats
 

@@ -9,9 +9,9 @@ import pytest
 
 from pipelines.stages.costs import run_cost_facts
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
 from predictor.trust.costs import cost_from_usd, default_cost, resolve_costs
 from predictor.trust.next_benchmark import benchmark_costs
+from predictor.util.paths import bundled_snapshot_dir
 
 
 def row(source: str, benchmark: str | None, extra: dict | str | None, resolved: bool = True):

@@ -11,8 +11,8 @@ import pytest
 from pipelines import run as pipeline_run
 from pipelines.team.postgres_local import free_port
 from predictor.cli.main import main
-from predictor.paths import dagster_home, snapshot_store_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import dagster_home, snapshot_store_dir
 from tests.support.mirror_server import MirrorServer, serve_status
 
 LIVEBENCH_TABLE = "/livebench.ai/table_2026_01_08.csv"

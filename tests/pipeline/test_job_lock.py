@@ -33,8 +33,8 @@ from pipelines.locking import (
 )
 from pipelines.resources import WarehouseResource
 from pipelines.run import REPO_DAGSTER_YAML, run_refresh
-from predictor.paths import snapshot_store_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import snapshot_store_dir
 from tests.faults.refreshing import Refresh, refresh_env, run_benchpress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,15 +100,19 @@ def test_release_frees_only_its_own_lease(tmp_path: Path, sleeper) -> None:
 
 
 def test_claiming_waits_for_the_holder(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.0)"])
+    """The holder runs until its stdin closes, then marks that it ended: the first claim
+    fails whatever the machine's load, the second goes through once the holder is gone."""
+    ended = tmp_path / "holder-ended"
+    holder = "import pathlib, sys; sys.stdin.read(); pathlib.Path(sys.argv[1]).touch()"
+    proc = subprocess.Popen([sys.executable, "-c", holder, str(ended)], stdin=subprocess.PIPE)
     threading.Thread(target=proc.wait, daemon=True).start()  # reaped as its parent would
     try:
         hold_run_lease(tmp_path, "ui-run", pid=proc.pid)
         with pytest.raises(RefreshLocked, match="after waiting 0.3s"):
             claim_run_lease(tmp_path, "cli-run", wait=0.3)
-        started = time.monotonic()
+        threading.Timer(0.5, proc.stdin.close).start()  # the holder ends while we wait
         assert claim_run_lease(tmp_path, "cli-run", wait=60).run_id == "cli-run"
-        assert time.monotonic() - started > 0.2
+        assert ended.exists()  # it waited for the holder
     finally:
         proc.kill()
         proc.wait()

@@ -28,8 +28,8 @@ from pipelines.parallel import LEASE_TAG
 from pipelines.run import REPO_DAGSTER_YAML, RefreshOutcome, StepProgress, run_refresh
 from pipelines.settings import refresh_workers
 from pipelines.sources import SOURCES
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions, read_manifest, verify
+from predictor.snapshots.reader import list_versions, read_manifest, verify
+from predictor.util.paths import bundled_snapshot_dir
 from tests.faults.refreshing import run_benchpress
 from tests.support.mirror_server import MirrorServer, serve_status
 from tests.support.shared_home import is_machine_setting

@@ -35,7 +35,7 @@ from pipelines.stages.normalize import normalize_scores
 from pipelines.stages.parse import ParseFailed, parse_source
 from pipelines.transforms.matrix import build_matrix
 from predictor import BenchPress
-from predictor.paths import snapshot_store_dir, warehouse_path
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 from tests.support.mirror_server import MirrorServer
 from warehouse.db import connect
 from warehouse.scores import current_parses, current_source_scores, read_table

@@ -9,8 +9,8 @@ import pytest
 from pipelines.run import run_refresh
 from pipelines.sources import SOURCES
 from predictor import BenchPress
-from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import list_versions, read_manifest
+from predictor.snapshots.reader import list_versions, read_manifest
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -84,7 +84,7 @@ def test_every_stage_has_its_rows(refreshed) -> None:
     # What the Dagster UI shows on the factorization: plots as inline PNGs, suspicious cells.
     import dagster as dg
 
-    from predictor.paths import dagster_home
+    from predictor.util.paths import dagster_home
 
     with dg.DagsterInstance.from_config(str(dagster_home(home))) as instance:
         event = instance.get_latest_materialization_event(dg.AssetKey("factorization"))

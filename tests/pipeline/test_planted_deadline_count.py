@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -38,16 +39,26 @@ def source():
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class SteppedBudget(FetchBudget):
+    """A budget read on a clock the fetcher moves: the deadline passes at the URL the test
+    chooses, however slowly a loaded machine gets there."""
+
+    clock: Callable[[], float] = time.monotonic
+
+    def spent(self, clock: Callable[[], float] | None = None) -> Deadline | None:
+        return super().spent(self.clock)
+
+
 class SpendingFetcher:
     """Answers every URL at once, except `stop_at`: there the budget runs out, either while
     its download runs (`during`: a FetchError naming the deadline, as the transport raises
     it) or just after it was fetched (the clock moved past the deadline)."""
 
     def __init__(self, budget_seconds: float, stop_at: str, during: bool) -> None:
-        self.deadline = Deadline(
-            time.monotonic() + budget_seconds, 7.0, SOURCE, SOURCE_DEADLINE_ENV
-        )
-        self.budget = FetchBudget((self.deadline,))
+        self.now = 0.0  # the budget's clock, moved by `fetch` only
+        self.deadline = Deadline(self.now + budget_seconds, 7.0, SOURCE, SOURCE_DEADLINE_ENV)
+        self.budget = SteppedBudget((self.deadline,), clock=lambda: self.now)
         self.stop_at, self.during = stop_at, during
         self.asked: list[str] = []
 
@@ -56,7 +67,7 @@ class SpendingFetcher:
         if url == self.stop_at:
             if self.during:
                 raise FetchError(source_id, url, self.deadline.text(), self.deadline)
-            time.sleep(max(0.0, self.deadline.at - time.monotonic()) + 0.05)
+            self.now = self.deadline.at + 0.05  # the download took past the deadline
         content = json.dumps(FILES).encode() if url == LISTING else b"{}"
         return FetchedPayload(source_id, url, "mirror", 200, datetime.now(UTC), content)
 

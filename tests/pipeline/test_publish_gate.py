@@ -38,8 +38,8 @@ from pipelines.stages.quality import (
     source_row_changes,
 )
 from pipelines.stages.snapshot import GATE_CHECKS, accepted_checks, gate_problems
-from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import list_versions, read_manifest
+from predictor.snapshots.reader import list_versions, read_manifest
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 from tests.faults.refreshing import refresh_env
 from warehouse.db import connect
 from warehouse.snapshots import (

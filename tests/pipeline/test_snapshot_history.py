@@ -13,11 +13,12 @@ import pytest
 
 from pipelines.run import run_refresh
 from pipelines.settings import fit_params
+from pipelines.sources import SOURCES
 from pipelines.stages.rebuild import rebuild_as_of
 from predictor import BenchPress
 from predictor.cli.snapshots import snapshot_diff
-from predictor.paths import snapshot_store_dir, warehouse_path
-from predictor.snapshots import list_versions, manifest_digest, read_manifest, verify
+from predictor.snapshots.reader import list_versions, manifest_digest, read_manifest, verify
+from predictor.util.paths import snapshot_store_dir, warehouse_path
 from tests.support.replay_roots import older_replay_root
 from warehouse.scores import current_parses
 
@@ -67,8 +68,9 @@ def test_two_versions_with_parent_and_history(history) -> None:
         )
     finally:
         con.close()
-    # sources with an older recording at the same URL were parsed twice (history kept), the
-    # others once (LMArena's older file has another name: lmsys.csv, so it is not replayed)
+    # sources with an older recording at the same URL were parsed twice (history kept), every
+    # other source once (LMArena's older file has another name: lmsys.csv, so it is not
+    # replayed)
     older = {
         "aider",
         "arc_prize",
@@ -79,12 +81,7 @@ def test_two_versions_with_parent_and_history(history) -> None:
         "swebench",
     }
     assert {s for s, n in parses.items() if n == 2} == older
-    assert {s for s, n in parses.items() if n == 1} == {
-        "benchpress_matrix",
-        "epoch_ai",
-        "livecodebench",
-        "lmarena",
-    }
+    assert {s for s, n in parses.items() if n == 1} == set(SOURCES) - older
     # current values come from the newest payloads
     assert dates["livebench"] == "2026-07-01" and dates["evalplus"] == "2024-12-26"
 

@@ -16,8 +16,13 @@ import pytest
 from pipelines.sources import SOURCES
 from pipelines.stages.fit import FitParams, method_label
 from pipelines.stages.ingest import nothing_fetched
-from predictor.paths import bundled_snapshot_dir, dagster_home, snapshot_store_dir
-from predictor.snapshots import fitted_method, fitted_settings, list_versions, method_settings
+from predictor.snapshots.reader import (
+    fitted_method,
+    fitted_settings,
+    list_versions,
+    method_settings,
+)
+from predictor.util.paths import bundled_snapshot_dir, dagster_home, snapshot_store_dir
 from tests.conftest import BIN
 from tests.support.shared_home import CliRefreshed, subprocess_environment
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import predictor.methods.bayesian as bayesian
-from predictor.completion import LowRankCompleter, complete_matrix
-from predictor.fitted_state import export_state, restore_state
+from predictor.fit.completion import LowRankCompleter, complete_matrix
+from predictor.fit.fitted_state import export_state, restore_state
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.methods.common import student_t_cdf, student_t_quantile
 

@@ -10,7 +10,7 @@ import pytest
 
 from predictor import BenchPress, UnknownNameError
 from predictor.api import predictions_frame
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 
 SEED_PROBES = {
     "gpqa_diamond": 80,

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from predictor import BenchPress
-from predictor.calibration import (
+from predictor.fit.calibration import (
     MIN_RESIDUALS,
     FoldInCalibration,
     calibrate_fold_in,
     conformal_quantile,
     fold_in_residuals,
 )
-from predictor.fitted_state import export_state, restore_state
+from predictor.fit.fitted_state import export_state, restore_state
 from predictor.methods.bayesian import BayesianCompleter
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 
 
 def noisy_rank2(n: int = 60, m: int = 24, seed: int = 5) -> np.ndarray:

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from predictor import calibration_cache
-from predictor.calibration import calibrate_fold_in
-from predictor.calibration_cache import (
+from predictor.fit import calibration_cache
+from predictor.fit.calibration import calibrate_fold_in
+from predictor.fit.calibration_cache import (
     CACHE_ENV,
     ENTRY_FORMAT,
     MAX_ENTRY_BYTES,
@@ -63,7 +63,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
         return compute(inputs, counted)
 
-    monkeypatch.setattr("predictor.calibration.cached_calibration", spy)
+    monkeypatch.setattr("predictor.fit.calibration.cached_calibration", spy)
     return calls
 
 

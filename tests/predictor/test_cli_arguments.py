@@ -13,8 +13,8 @@ import pytest
 
 from predictor.cli import main
 from predictor.cli.output import column_decimals, level_label
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 
 STORE = str(bundled_snapshot_dir())
 SCORES = "gpqa_diamond=80,hle=20"

@@ -1,7 +1,8 @@
-"""What a `benchpress` start loads: `--version` and `--help` no Polars, NumPy, requests, DuckDB
-or Dagster; `predict --scores` (which needs Polars and NumPy) none of the pipeline's or the
-private store's packages. Each runs in a fresh interpreter, as a user's command does; the
-timings themselves are `benchmarks/cli_latency.py`."""
+"""What a `benchpress` start loads: `--version`, `--help` and `run --help` (which imports every
+harness's module, `predictor.harnesses`) no Polars, NumPy, requests, DuckDB or Dagster;
+`predict --scores` (which needs Polars and NumPy) none of the pipeline's or the private
+store's packages. Each runs in a fresh interpreter, as a user's command does; the timings
+themselves are `benchmarks/cli_latency.py`."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def loaded_by(args: list[str], tmp_path: Path) -> tuple[int, list[str]]:
     return found["code"], found["loaded"]
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"]])
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["run", "--help"]])
 def test_version_and_help_load_no_heavy_package(args: list[str], tmp_path: Path) -> None:
     assert loaded_by(args, tmp_path) == (0, [])
 

@@ -22,9 +22,8 @@ from predictor import BenchPress
 from predictor.api import predictions_frame
 from predictor.cli import main
 from predictor.cli.output import Progress, progress_enabled
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import manifest_digest
-from predictor.stores import open_store
+from predictor.snapshots.reader import manifest_digest
+from predictor.snapshots.stores import open_store
 from predictor.trust import (
     compare_models,
     compare_with_known_models,
@@ -32,6 +31,7 @@ from predictor.trust import (
     suspicious_scores,
     what_to_run_next,
 )
+from predictor.util.paths import bundled_snapshot_dir
 
 BIN = Path(sys.executable).parent / "benchpress"
 STORE = str(bundled_snapshot_dir())

@@ -13,8 +13,16 @@ import pytest
 
 from predictor.cli.evaluate import format_peers, load_reference_recipe, peer_figures, register
 from predictor.cli.output import CommandError
-from predictor.completion import Completion, complete_matrix
-from predictor.evaluation import (
+from predictor.evaluation.future import (
+    FutureMethod,
+    column_mean_future,
+    format_future,
+    ours_future,
+    probe_columns,
+    quarter_cuts,
+    run_future_protocol,
+)
+from predictor.evaluation.protocols import (
     DEFAULT_FOLDS_PATH,
     DEFAULT_MATRIX_PATH,
     DEFAULT_REGISTRY_PATH,
@@ -35,15 +43,7 @@ from predictor.evaluation import (
     summarize_errors,
     summarize_probe,
 )
-from predictor.evaluation_future import (
-    FutureMethod,
-    column_mean_future,
-    format_future,
-    ours_future,
-    probe_columns,
-    quarter_cuts,
-    run_future_protocol,
-)
+from predictor.fit.completion import Completion, complete_matrix
 from predictor.side_information import PARTS, SideInformation, paper_side_information
 
 

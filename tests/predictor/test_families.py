@@ -1,12 +1,12 @@
-"""Model families read off ids (`predictor.families`) and their encoding for the prior."""
+"""Model families read off ids (`predictor.names.families`) and their encoding for the prior."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from predictor.families import model_families, model_family
 from predictor.methods.hierarchy import encode_groups
+from predictor.names.families import model_families, model_family
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ from predictor.results.paths import expand_paths
 from tests.support.cli_runs import bundled_cli
 
 SCORES = "model,benchmark,score\nm,gpqa_diamond,80\nm,hle,20\n"
-FAST = 2.0  # seconds: a walk over a handful of files
+FAST = 30.0  # seconds, on a loaded machine, for a walk over a handful of files: one that
+# followed the links round their loops would not end
 
 
 def relative(paths: list[Path], root: Path) -> list[str]:
@@ -102,7 +103,7 @@ def test_predict_from_a_glob_over_a_self_link_reads_one_file(
     assert out.splitlines()[0] == (
         "read 1 file (tidy) for m: 2 scores used: gpqa_diamond=80, hle=20"
     )
-    assert time.monotonic() - start < 10  # a prediction; the walk itself is instant
+    assert time.monotonic() - start < 60  # a prediction, on a loaded machine; a loop never ends
 
 
 # ---------------------------------------------------------------------------- CSV cells

@@ -18,9 +18,9 @@ import pytest
 
 from predictor import BenchPress, FractionScoresWarning
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
 from predictor.trust import default_references
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.cli_runs import STORE, bundled_cli
 
 FRACTION_LINE = (

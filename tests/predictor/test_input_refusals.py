@@ -12,9 +12,9 @@ import pytest
 
 from predictor import BenchPress
 from predictor.api import ReleaseDateError
-from predictor.paths import bundled_snapshot_dir
-from predictor.resolve import UnknownNameError
+from predictor.names.resolve import UnknownNameError
 from predictor.transforms import ScaleTransform
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.values import ProbeScoreError
 from tests.support.cli_runs import bundled_cli
 

@@ -10,11 +10,11 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.calibration import calibrate_fold_in, fold_in_residuals, reveal_scores
-from predictor.calibration_cache import CACHE_ENV
-from predictor.evaluation import DEFAULT_MATRIX_PATH, paper_scores_frame
+from predictor.evaluation.protocols import DEFAULT_MATRIX_PATH, paper_scores_frame
+from predictor.fit.calibration import calibrate_fold_in, fold_in_residuals, reveal_scores
+from predictor.fit.calibration_cache import CACHE_ENV
+from predictor.fit.own_matrix import ScoresFrameError
 from predictor.methods.bayesian import BayesianCompleter
-from predictor.own_matrix import ScoresFrameError
 from predictor.transforms import _LINK_STEPS, _learned_link, _row_factors
 
 QUICK = {"n_chains": 2, "n_burn": 4, "n_samples": 4}

@@ -17,7 +17,7 @@ from predictor.missing_probes import (
     split_probes,
     split_targets,
 )
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 
 V1 = "microsoft/benchpress-v1"
 DEFAULTS = ["gpqa_diamond", "mcpatlas", "livecodebench", "imo_answerbench", "tau2_bench_retail"]

@@ -1,4 +1,4 @@
-"""Model names as evaluation tools write them (`predictor.model_names`): provider, router and
+"""Model names as evaluation tools write them (`predictor.names.model_names`): provider, router and
 runner prefixes, lm-eval's model arguments and hub spellings resolve as the bare name does on
 the bundled snapshot; fine-tunes, merges, quantisations and adapters name their base."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from predictor import AmbiguousNameError, BenchPress, UnknownNameError
-from predictor.families import model_family
-from predictor.model_names import derived_base, public_candidates
+from predictor.names.families import model_family
+from predictor.names.model_names import derived_base, public_candidates
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,12 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.calibration_cache import CACHE_ENV
-from predictor.own_matrix import save_snapshot
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshot_writer import next_version
-from predictor.snapshots import SnapshotError, list_versions
-from predictor.stores import LocalStore, open_store
+from predictor.fit.calibration_cache import CACHE_ENV
+from predictor.fit.own_matrix import save_snapshot
+from predictor.snapshots.reader import SnapshotError, list_versions
+from predictor.snapshots.stores import LocalStore, open_store
+from predictor.snapshots.writer import next_version
+from predictor.util.paths import bundled_snapshot_dir
 
 SMALL = {"rank": 2, "n_chains": 2, "n_burn": 5, "n_samples": 5}  # a quick fit
 

@@ -6,8 +6,8 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.evaluation import DEFAULT_MATRIX_PATH, paper_scores_frame
-from predictor.own_matrix import ScoresFrameError
+from predictor.evaluation.protocols import DEFAULT_MATRIX_PATH, paper_scores_frame
+from predictor.fit.own_matrix import ScoresFrameError
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,10 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor import stores as store_module
 from predictor.cli import main
-from predictor.snapshots import SnapshotError, load_snapshot
-from predictor.stores import open_store, store_id
+from predictor.snapshots import stores as store_module
+from predictor.snapshots.reader import SnapshotError, load_snapshot
+from predictor.snapshots.stores import open_store, store_id
 from tests.support.snapshots import StaticStore, writable_copy
 from warehouse.snapshots import SnapshotTables, publish, stage
 

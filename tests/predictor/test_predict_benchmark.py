@@ -15,7 +15,7 @@ import pytest
 
 from predictor import BenchPress, FractionScoresWarning, ProbeScoreError, UnknownNameError
 from predictor.cli import main
-from predictor.completion import LowRankCompleter
+from predictor.fit.completion import LowRankCompleter
 from predictor.methods.bayesian import BayesianCompleter
 from predictor.new_benchmark import (
     PREDICTION_SCHEMA,
@@ -24,8 +24,8 @@ from predictor.new_benchmark import (
     fit_column,
     placement,
 )
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 
 VERSION = list_versions(bundled_snapshot_dir())[-1]
 HIDDEN = "gpqa_diamond"

@@ -16,8 +16,8 @@ import pytest
 
 from predictor import BenchPress, FractionScoresWarning
 from predictor.api import predictions_frame
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import ResultsError
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.cli_runs import bundled_cli
 
 STORE = str(bundled_snapshot_dir())

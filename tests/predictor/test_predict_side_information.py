@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from predictor import BenchPress, ProbeScoreError, SideUsed
-from predictor.paths import bundled_snapshot_dir
-from predictor.resolve import AmbiguousNameError, UnknownNameError
-from predictor.snapshots import list_versions
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 
 PROBES = {"gpqa_diamond": 50, "hle": 5, "mmlu_pro": 72}
 

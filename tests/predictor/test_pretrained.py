@@ -1,5 +1,6 @@
-"""Named bundled snapshots (`predictor.pretrained`) and their probe sets (`predictor.probe_sets`):
-`from_pretrained("microsoft/benchpress-v1")` is the paper matrix alone, pinned, rebuildable."""
+"""Named bundled snapshots (`predictor.snapshots.pretrained`) and their probe sets
+(`predictor.probe_sets`): `from_pretrained("microsoft/benchpress-v1")` is the paper matrix
+alone, pinned, rebuildable."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import pytest
 
 from pipelines.bundle_pretrained import build_benchpress_v1, recorded_payload
 from predictor import BenchPress, SnapshotError
-from predictor import pretrained as pretrained_module
-from predictor.paths import bundled_snapshot_dir
-from predictor.pretrained import PRETRAINED, pretrained_root, resolve_pretrained
 from predictor.probe_sets import PINNED, ProbeBenchmarks, low_cost_allowlist, select_probe_sets
-from predictor.snapshots import content_hash, list_versions, load_snapshot, read_manifest
+from predictor.snapshots import pretrained as pretrained_module
+from predictor.snapshots.pretrained import PRETRAINED, pretrained_root, resolve_pretrained
+from predictor.snapshots.reader import content_hash, list_versions, load_snapshot, read_manifest
 from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.next_benchmark import benchmark_costs
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.snapshots import assert_same_content
 from warehouse.snapshots import SnapshotTables, write_tables
 

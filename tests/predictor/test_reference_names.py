@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from predictor import AmbiguousNameError, BenchPress, UnknownNameError
-from predictor.paths import bundled_snapshot_dir
 from predictor.reference_names import headline, resolve_reference, spellings
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import bundled_snapshot_dir
 
 V1 = "microsoft/benchpress-v1"
 MAIN = list_versions(bundled_snapshot_dir())[-1]

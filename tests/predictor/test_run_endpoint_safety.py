@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from predictor.harnesses.redact import REDACTED, plain_text, redact, redacted_output
 from predictor.runs.preflight import EndpointError, check_endpoint
-from predictor.runs.redact import REDACTED, plain_text, redact, redacted_output
 from predictor.runs.settings import resolve_endpoint
 from tests.support.openai_server import OpenAIServer
 from tests.support.probe_runs import EXPECTED_SCORE, render_tasks, run_cli, run_environment
@@ -193,7 +193,7 @@ def test_redaction_holds_across_writes(tmp_path: Path) -> None:
     assert redact("a 1 b", "1") == "a 1 b"
     script = (
         "import os, subprocess, sys\n"
-        "from predictor.runs.redact import redacted_output\n"
+        "from predictor.harnesses.redact import redacted_output\n"
         f"key = {KEY!r}\n"
         "with redacted_output(key):\n"
         "    os.write(2, key[:5].encode()); os.write(2, key[5:].encode() + b'|')\n"

@@ -57,7 +57,7 @@ def test_the_endpoint_check_has_a_deadline_in_all_not_per_read(
     dripping = make_openai_server(model_names=MODELS, drip_models=True)
     env = run_environment(tmp_path, tasks)
     done = run_cli(
-        run_args(dripping, "gsm8k", "runs/p", "--timeout", "2"), env, tmp_path, timeout=60
+        run_args(dripping, "gsm8k", "runs/p", "--timeout", "2"), env, tmp_path, timeout=150
     )
     ended = time.monotonic()
     assert done.returncode == 1, done.stderr[-2000:]
@@ -67,7 +67,7 @@ def test_the_endpoint_check_has_a_deadline_in_all_not_per_read(
     )
     (check,) = [r for r in dripping.requests if r.path == "/v1/models"]
     # the deadline and the exit, with room for a loaded machine: the drip alone takes minutes
-    assert 2 <= ended - check.started < 2 + 20
+    assert 2 <= ended - check.started < 2 + 60
     assert not completions(dripping)
 
 
@@ -79,7 +79,7 @@ def test_a_task_past_its_deadline_is_killed_and_the_others_go_on(
     dripping = make_openai_server(model_names=MODELS, drip_after=0, drip_count=1)
     env = run_environment(tmp_path, tasks)
     args = run_args(dripping, "gsm8k,mmlu", "runs/d", "--timeout", "30", "--task-timeout", "3")
-    done = run_cli(args, env, tmp_path, timeout=90)
+    done = run_cli(args, env, tmp_path)
     assert done.returncode == 1, done.stderr[-3000:]
     assert "  task_timeout: 3 s per task" in done.stdout
     assert (
@@ -91,8 +91,9 @@ def test_a_task_past_its_deadline_is_killed_and_the_others_go_on(
     assert f"probe scores: mmlu={EXPECTED_SCORE:g}" in done.stdout
     dripped, *others = completions(dripping)
     assert dripped.status is None  # never answered whole: the task's process was killed
-    # the next task began soon after the kill, not after the drip (minutes)
-    assert 3 <= others[0].started - dripped.started < 3 + 20
+    # the next task began soon after the kill (its process starting, slow on a loaded
+    # machine), not after the drip (minutes)
+    assert 3 <= others[0].started - dripped.started < 3 + 90
     out = tmp_path / "runs" / "d"
     assert sorted(p.parent.name for p in out.rglob("results_*.json")) == ["bp_probe_mmlu"]
     assert not (out / ".staging").exists()  # the killed task's staging folder went too
@@ -140,7 +141,7 @@ def test_a_killed_run_leaves_no_task_process_behind(
         assert os.getpgid(child) == child  # a process group of its own, killed as one
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-        gone = time.monotonic() + 15
+        gone = time.monotonic() + 60
         while _alive(child) and time.monotonic() < gone:
             time.sleep(0.1)
         assert not _alive(child)  # it saw its parent go, and ended itself

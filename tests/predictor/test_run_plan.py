@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from predictor.harnesses import get_harness
+from predictor.harnesses.endpoint import SettingsError, chat_only
 from predictor.results.runnable import preferred_tasks
 from predictor.results.task_facts import RUNS_MODEL_CODE, load_facts, task_facts
 from predictor.runs.plan import format_duration, format_tokens, plan_task
 from predictor.runs.preflight import models_url
-from predictor.runs.settings import (
-    SettingsError,
-    chat_only,
-    parse_task_overrides,
-    resolve_endpoint,
-)
+from predictor.runs.settings import parse_task_overrides, resolve_endpoint
 
 
 @pytest.mark.parametrize("tool", ["lm_eval", "inspect"])
@@ -108,7 +105,7 @@ def test_endpoint_from_settings_keeps_the_key_out_of_model_args() -> None:
         "max_retries": 3,
     }
     assert endpoint.base_url_origin == "BENCHPRESS_MODEL_BASE_URL"
-    assert endpoint.key_environment("lm_eval") == {"OPENAI_API_KEY": "sk-secret"}
+    assert get_harness("lm_eval").tool.key_variables(endpoint) == {"OPENAI_API_KEY": "sk-secret"}
     assert "sk-secret" not in repr(endpoint)
     hf = resolve_endpoint("org/model-7b", model_type="hf", env={})
     assert hf.model_args == {"pretrained": "org/model-7b"} and not hf.is_api

@@ -264,7 +264,7 @@ def test_a_task_failing_midway_is_listed_and_the_others_finish(
             env,
             tmp_path,
         )
-        assert time.monotonic() - started < 120
+        assert time.monotonic() - started < 240  # on a loaded machine; the stall is an hour
         assert done.returncode == 1, (variant, done.stdout, done.stderr[-2000:])
         assert "gpqa_diamond (bp_probe_gpqa_diamond): done" in done.stdout
         assert "gsm8k (bp_probe_gsm8k): failed: " in done.stdout
@@ -289,10 +289,11 @@ def test_a_killed_run_resumes_with_its_finished_tasks(
     )
     first = tmp_path / "runs" / "k" / "bp_probe_gpqa_diamond"
     deadline = time.monotonic() + 120
-    while not list(first.glob("results_*.json")) and time.monotonic() < deadline:
+    # until the second task's first request (the 9th) waits on the stalled server
+    while stalls.counts["/v1/completions"] <= 8 and time.monotonic() < deadline:
         assert process.poll() is None, process.stdout.read()
         time.sleep(0.2)
-    time.sleep(0.5)  # the second task is now waiting on the stalled server
+    assert list(first.glob("results_*.json")), "the first task did not finish"
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     process.stdout.close()

@@ -13,10 +13,10 @@ import pytest
 
 from predictor import BenchPress
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import load_map
 from predictor.results.runnable import inspect_task, lm_eval_task, next_steps, preferred_tasks
 from predictor.trust import select_probes_for, what_to_run_next
+from predictor.util.paths import bundled_snapshot_dir
 
 STORE = str(bundled_snapshot_dir())
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "eval_formats"

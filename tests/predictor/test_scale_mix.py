@@ -10,7 +10,7 @@ import polars as pl
 
 from pipelines.checks import matrix_problems
 from predictor import BenchPress
-from predictor.evaluation import DEFAULT_MATRIX_PATH, load_paper_matrix
+from predictor.evaluation.protocols import DEFAULT_MATRIX_PATH, load_paper_matrix
 from predictor.trust.scale_mix import mixed_scale_cells, mixed_scale_columns
 
 

@@ -25,12 +25,11 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor import pretrained as pretrained_module
-from predictor import stores as store_module
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
-from predictor.pretrained import PRETRAINED, pretrained_root
-from predictor.snapshots import (
+from predictor.snapshots import pretrained as pretrained_module
+from predictor.snapshots import stores as store_module
+from predictor.snapshots.pretrained import PRETRAINED, pretrained_root
+from predictor.snapshots.reader import (
     BrokenSnapshotWarning,
     SnapshotError,
     check_version,
@@ -41,7 +40,8 @@ from predictor.snapshots import (
     resolve_version,
     verify,
 )
-from predictor.stores import open_store, store_id, write_index
+from predictor.snapshots.stores import open_store, store_id, write_index
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.snapshots import StaticStore, resign, writable_copy, write_manifest_text
 from warehouse.snapshots import SnapshotTables, next_version, publish, stage
 

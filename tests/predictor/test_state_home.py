@@ -12,8 +12,13 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
-from predictor.paths import benchpress_home, bundled_snapshot_dir, home_origin, snapshot_store_dir
-from predictor.snapshots import list_versions
+from predictor.snapshots.reader import list_versions
+from predictor.util.paths import (
+    benchpress_home,
+    bundled_snapshot_dir,
+    home_origin,
+    snapshot_store_dir,
+)
 
 BENCHPRESS = str(Path(sys.executable).parent / "benchpress")
 

@@ -22,10 +22,9 @@ from pathlib import Path
 import pytest
 
 from predictor import BenchPress
-from predictor import stores as store_module
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import SnapshotError, list_versions, load_snapshot
-from predictor.stores import (
+from predictor.snapshots import stores as store_module
+from predictor.snapshots.reader import SnapshotError, list_versions, load_snapshot
+from predictor.snapshots.stores import (
     INDEX,
     StaleSnapshotWarning,
     StoreUnreachable,
@@ -33,6 +32,7 @@ from predictor.stores import (
     store_id,
     write_index,
 )
+from predictor.util.paths import bundled_snapshot_dir
 from warehouse.snapshots import SnapshotTables, publish, stage
 
 PROBES = {"gpqa_diamond": 80, "hle": 20, "mmlu_pro": 80}

@@ -19,8 +19,7 @@ import pytest
 
 from predictor import BenchPress
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import (
+from predictor.snapshots.reader import (
     BrokenSnapshotWarning,
     SnapshotError,
     list_versions,
@@ -28,7 +27,8 @@ from predictor.snapshots import (
     resolve_version,
     verify,
 )
-from predictor.stores import open_store
+from predictor.snapshots.stores import open_store
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.snapshots import resign
 
 BUNDLED = list_versions(bundled_snapshot_dir())[-1]

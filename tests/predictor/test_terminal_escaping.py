@@ -22,9 +22,9 @@ import polars as pl
 import pytest
 
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions, load_snapshot
-from predictor.text_safety import SafeStream, printable, terminal_safe_output
+from predictor.snapshots.reader import list_versions, load_snapshot
+from predictor.util.paths import bundled_snapshot_dir
+from predictor.util.text_safety import SafeStream, printable, terminal_safe_output
 from warehouse.snapshots import SnapshotTables, publish, stage
 
 BIN = Path(sys.executable).parent / "benchpress"

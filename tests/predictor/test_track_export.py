@@ -26,7 +26,7 @@ from wandb.proto import wandb_internal_pb2
 
 from predictor import BenchPress
 from predictor.cli import main
-from predictor.track_export import require_mlflow, wandb_mode
+from predictor.tracking.export import require_mlflow, wandb_mode
 from tests.warehouse.test_track import GLOB, PNG_MAGIC, STEPS, write_run
 
 TARGETS = "mmlu_pro,gpqa_diamond"
@@ -230,7 +230,7 @@ def test_an_unreachable_mlflow_server_is_one_error_line_after_the_checkpoints_ar
     code = main(["track", "my-run", "--from", GLOB, "--targets", "mmlu_pro", "--mlflow", uri])
     out, err = capsys.readouterr()
     assert code == 1
-    assert time.monotonic() - started < 60  # a few retries, not MLflow's default 4 minutes
+    assert time.monotonic() - started < 120  # a few retries (loaded machine), not MLflow's 4 min
     assert out.startswith("run my-run: 5 checkpoints stored as private models")
     assert "mlflow:" not in out
     assert err.startswith(f"benchpress: error: MLflow at {uri}: ")

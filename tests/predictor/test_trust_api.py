@@ -9,7 +9,6 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
 from predictor.trust import (
     PROFILES,
     compare_models,
@@ -21,6 +20,7 @@ from predictor.trust import (
     what_to_run_next,
 )
 from predictor.trust.costs import NOT_RUNNABLE
+from predictor.util.paths import bundled_snapshot_dir
 
 STRONG = {"gpqa_diamond": 80, "hle": 20, "mmlu_pro": 80}
 WEAK = {"gpqa_diamond": 40, "hle": 5, "mmlu_pro": 50}

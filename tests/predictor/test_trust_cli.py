@@ -8,7 +8,7 @@ import json
 import pytest
 
 from predictor.cli import trust as cli_trust
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 
 
 def _run(argv: list[str]) -> int:

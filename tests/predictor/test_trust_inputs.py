@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress, FractionScoresWarning, UnknownNameError
-from predictor.paths import bundled_snapshot_dir
-from predictor.resolve import AmbiguousNameError, NameResolver, display_names, fold
-from predictor.snapshots import list_versions
+from predictor.names.resolve import AmbiguousNameError, NameResolver, display_names, fold
+from predictor.snapshots.reader import list_versions
 from predictor.trust import compare_with_known_models, resolve_costs, what_to_run_next
 from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.rankings import _reference_ids
+from predictor.util.paths import bundled_snapshot_dir
 
 PROBES = {"gpqa_diamond": 80}
 VERSION = list_versions(bundled_snapshot_dir())[-1]

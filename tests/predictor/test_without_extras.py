@@ -4,7 +4,7 @@ holds are simply absent when DuckDB cannot read their store.
 
 The test venv has every extra installed, so each run is a subprocess in which the extras'
 packages cannot be imported: before `benchpress` starts, `sys.modules[name] = None` for every
-package of `predictor.extras.EXTRA_OF` (duckdb, dagster, requests, yaml, starlette, uvicorn,
+package of `predictor.util.extras.EXTRA_OF` (duckdb, dagster, requests, yaml, starlette, uvicorn,
 lm_eval, ...), which makes `import duckdb` raise ModuleNotFoundError and
 `importlib.util.find_spec("duckdb")` answer None, as in a venv without them. The wheel itself,
 installed without extras in a fresh venv, was checked by hand (see the report of this change).
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from predictor.extras import EXTRA_OF
+from predictor.util.extras import EXTRA_OF
 from tests.support.shared_home import subprocess_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

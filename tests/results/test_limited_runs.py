@@ -18,10 +18,10 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import ResultsError, read_results
 from predictor.results.limited import LimitedScoresWarning
 from predictor.runs.runner import ProbeScores
+from predictor.util.paths import bundled_snapshot_dir
 from tests.support.cli_runs import bundled_cli
 from warehouse import private_models as store
 

@@ -1,5 +1,5 @@
 """A command's reading of results files is held to a deadline and a memory budget
-(`predictor.read_limits`), as an upload's parse is on the web page; a library caller is not.
+(`predictor.util.read_limits`), as an upload's parse is on the web page; a library caller is not.
 And a reader killed mid-way leaves no Inspect copy behind for long: the next read removes it."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import read_results
 from predictor.results.inspect_log import SCRATCH_PREFIX
+from predictor.util.paths import bundled_snapshot_dir
 
 REPO = Path(__file__).resolve().parents[2]
 INSPECT_LOG = REPO / "tests/fixtures/eval_formats/inspect/data_arc_qwen.json"

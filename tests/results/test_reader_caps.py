@@ -1,18 +1,23 @@
 """The caps on untrusted results files: one entry or one byte past a cap is refused, naming the
 file, the format and the limit. The caps themselves are timed by `benchmarks/reader_limits.py`;
-where a file at the real cap would be large, the test lowers the cap (a module constant) and
-builds a file one past the lowered cap."""
+where a file at the real cap would be large, the test lowers the cap (registering the format
+with a lower `max_bytes` for the test) and builds a file one past the lowered cap."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from predictor.results import ResultsError, eee, helm, jsonio, lm_eval, paths, read_results, tidy
+from predictor.results.formats import ResultFormat
+from predictor.results.registry import registered
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "eval_formats"
@@ -21,6 +26,13 @@ EEE = next((FIXTURES / "eee" / "records" / "hal-gaia").rglob("*.json"))
 HELM_RUN = FIXTURES / "helm_raw" / "narrative_qa-model=openai_gpt2"
 INSPECT = FIXTURES / "inspect" / "data_arc_qwen.json"
 MIB = 2**20
+
+
+@pytest.fixture
+def lower_cap() -> Iterator[Callable[[ResultFormat, int], object]]:
+    """`lower_cap(fmt, size)`: the format's cap is `size` bytes until the test ends."""
+    with contextlib.ExitStack() as stack:
+        yield lambda fmt, size: stack.enter_context(registered(replace(fmt, max_bytes=size)))
 
 
 def refused(path: Path | str) -> str:
@@ -141,8 +153,8 @@ def test_one_byte_past_the_tidy_csv_cap_is_refused_unread(tmp_path) -> None:
     )
 
 
-def test_one_byte_past_the_lm_eval_cap_is_refused(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(paths.MAX_BYTES, "lm_eval", MIB)  # the real cap is 32 MiB
+def test_one_byte_past_the_lm_eval_cap_is_refused(tmp_path, lower_cap) -> None:
+    lower_cap(lm_eval.FORMAT, MIB)  # the real cap is 32 MiB
     doc = json.loads(LM_EVAL.read_text())
     path = padded(tmp_path / "results.json", doc, MIB + 1)
     assert refused(path) == (
@@ -151,16 +163,16 @@ def test_one_byte_past_the_lm_eval_cap_is_refused(tmp_path, monkeypatch) -> None
     assert read_results([str(padded(path, doc, MIB))]).height > 0
 
 
-def test_one_byte_past_the_eee_cap_is_refused(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(paths.MAX_BYTES, "eee", MIB)  # the real cap is 8 MiB
+def test_one_byte_past_the_eee_cap_is_refused(tmp_path, lower_cap) -> None:
+    lower_cap(eee.FORMAT, MIB)  # the real cap is 8 MiB
     path = padded(tmp_path / "record.json", json.loads(EEE.read_text()), MIB + 1)
     assert refused(path) == (
         f"{path}: 1,048,577 bytes, over the 1 MiB limit for an Every Eval Ever record"
     )
 
 
-def test_one_byte_past_the_helm_cap_is_refused(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(paths.MAX_BYTES, "helm", MIB)  # the real cap is 16 MiB
+def test_one_byte_past_the_helm_cap_is_refused(tmp_path, lower_cap) -> None:
+    lower_cap(helm.FORMAT, MIB)  # the real cap is 16 MiB
     run = tmp_path / HELM_RUN.name
     shutil.copytree(HELM_RUN, run)
     scenario = json.loads((run / "scenario.json").read_text())

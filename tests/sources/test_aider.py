@@ -9,9 +9,12 @@ import pytest
 
 from pipelines.sources import aider
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import Target, aider_edit
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(aider.SOURCE.urls[0], aider_edit, "polyglot run 0")
 OLDER = older_snapshot("aider")  # the older recorded copies, kept in the repo
 POLY, EDIT = aider.POLYGLOT_URL, aider.EDIT_URL
 RUN = b"""- dirname: run-a

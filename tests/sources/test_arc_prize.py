@@ -9,9 +9,16 @@ import pytest
 
 from pipelines.sources import arc_prize as arc
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import JsonRecordsEdit, Target
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(
+    arc.SOURCE.urls[0],
+    JsonRecordsEdit(lambda d: d, "modelId", "score", "model_id"),
+    "evaluations[0]",
+)
 OLDER = older_snapshot("arc_prize")  # the older recorded copies, kept in the repo
 EV, MO, DS, PR = arc.EVALUATIONS_URL, arc.MODELS_URL, arc.DATASETS_URL, arc.PROVIDERS_URL
 MODELS = [{"id": "m1", "displayName": "Model One", "providerId": "P"}]

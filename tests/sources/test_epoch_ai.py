@@ -11,8 +11,11 @@ import pytest
 
 from pipelines.sources import epoch_ai
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import EPOCH_MEMBER, Target, epoch_edit
 from tests.support.fetching import fetch_via_mirror
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(epoch_ai.SOURCE.urls[0], epoch_edit, f"member {EPOCH_MEMBER}")
 URL = epoch_ai.URL
 HEADER = "Model version,Score,Release date,Organization,Country,Training compute (FLOP),Notes\n"
 

@@ -9,9 +9,12 @@ import pytest
 
 from pipelines.sources import evalplus
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import Target, evalplus_edit
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(evalplus.SOURCE.urls[0], evalplus_edit, "first entry")
 OLDER = older_snapshot("evalplus")  # the older recorded copies, kept in the repo
 URL = evalplus.URL
 

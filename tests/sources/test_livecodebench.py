@@ -9,8 +9,11 @@ import pytest
 
 from pipelines.sources import livecodebench as lcb
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import Target, livecodebench_edit
 from tests.support.fetching import fetch_via_mirror
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(lcb.SOURCE.urls[0], livecodebench_edit, "models[0]")
 URL = lcb.URL
 DAY = 86_400_000
 

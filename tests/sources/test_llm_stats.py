@@ -10,9 +10,16 @@ import pytest
 
 from pipelines.sources import llm_stats
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import JsonRecordsEdit, Target, discovered_url
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(
+    discovered_url(llm_stats.SOURCE, "/benchmarks.json"),
+    JsonRecordsEdit(lambda d: d, "model_id", "score", "model"),
+    "one model's benchmarks.json",
+)
 OLDER = older_snapshot("llm_stats")  # the older recorded copies, kept in the repo
 LISTING = llm_stats.LISTING_URL
 RAW = llm_stats.RAW_BASE

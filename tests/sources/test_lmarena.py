@@ -9,9 +9,14 @@ import pytest
 
 from pipelines.sources import lmarena
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import CsvEdit, Target
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(
+    lmarena.SOURCE.urls[0], CsvEdit("model", "arena_score", "Model"), "text arena row 1"
+)
 OLDER = older_snapshot("lmarena")  # the older recorded copies, kept in the repo
 OLD_URL = (
     "https://raw.githubusercontent.com/fboulnois/llm-leaderboard-csv/"

@@ -10,9 +10,16 @@ import pytest
 from pipelines.fetch.transports import DEFAULT_REPLAY_ROOT, replay_relpath
 from pipelines.sources import open_llm_leaderboard as olb
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import CsvEdit, Target
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(
+    olb.SOURCE.urls[0],
+    CsvEdit("id", "evaluations_ifeval_value", "model_id", name="model_name"),
+    "row 1",
+)
 OLDER = older_snapshot("open_llm_leaderboard")  # the older recorded copies, kept in the repo
 URL = olb.URL
 OLD_URL = (

@@ -10,9 +10,18 @@ import pytest
 
 from pipelines.sources import swebench
 from pipelines.sources.base import SCORE_SCHEMA, ParseError
+from tests.support.fault_edits import JsonRecordsEdit, Target
 from tests.support.fetching import fetch_via_mirror
 from tests.support.shared_data import older_snapshot
 
+# where the fault suite's content faults go (tests/faults/faults.py collects it)
+FAULT_TARGET = Target(
+    swebench.SOURCE.urls[0],
+    JsonRecordsEdit(
+        lambda d: d["leaderboards"][0]["results"], "folder", "resolved", "folder_name", "name"
+    ),
+    "leaderboards[0].results[0]",
+)
 URL = swebench.URL
 OLDER = older_snapshot("swebench")  # the older recorded copies, kept in the repo
 RUN = {"name": "Agent X", "folder": "20250101_x", "resolved": 41.5, "date": "2025-01-01"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 
 STORE = str(bundled_snapshot_dir())
 

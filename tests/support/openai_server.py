@@ -425,6 +425,12 @@ class OpenAIServer:
         with self._lock:
             return [record.authorization for record in self._log]
 
+    @property
+    def handlers_running(self) -> int:
+        """Handler threads still running (after `stop()`: those it could not end in time)."""
+        with self._lock:
+            return sum(thread.is_alive() for thread in self._handler_threads)
+
     def payloads(self, path: str) -> list[Any]:
         """The JSON payloads received on `path`, in arrival order."""
         with self._lock:

@@ -67,7 +67,7 @@ def copy_home(template: Path, target: Path) -> Path:
 
 
 # the suite's own settings (tests/conftest.py), kept when a test clears the machine's
-CALIBRATION_CACHE = "BENCHPRESS_CALIBRATION_CACHE"  # predictor.calibration_cache.CACHE_ENV
+CALIBRATION_CACHE = "BENCHPRESS_CALIBRATION_CACHE"  # predictor.fit.calibration_cache.CACHE_ENV
 SUITE_SETTINGS = frozenset({CALIBRATION_CACHE})
 
 

@@ -94,7 +94,7 @@ def write_manifest_text(folder: Path, manifest: dict[str, Any]) -> None:
 def resign(folder: Path, manifest: dict[str, Any], index: bool = False) -> str:
     """Rewrite a version's manifest and its digest file consistently, as a forger would (and
     the store's index too with `index`); returns the new digest."""
-    from predictor.snapshots import manifest_digest
+    from predictor.snapshots.reader import manifest_digest
 
     write_manifest_text(folder, manifest)
     digest = manifest_digest(manifest)

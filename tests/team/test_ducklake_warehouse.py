@@ -24,10 +24,11 @@ import duckdb
 import polars as pl
 import pytest
 
+from pipelines.sources import SOURCES as registered_sources
 from pipelines.team.postgres_local import LocalPostgres
 from pipelines.team.s3_local import LocalS3
-from predictor.paths import snapshot_store_dir
-from predictor.snapshots import list_versions, read_manifest, verify
+from predictor.snapshots.reader import list_versions, read_manifest, verify
+from predictor.util.paths import snapshot_store_dir
 from tests.team.lake import (
     CATALOG,
     TIMEOUT,
@@ -42,7 +43,7 @@ from warehouse import ducklake
 from warehouse.db import connect
 
 pytestmark = pytest.mark.slow
-SOURCES = 11  # the recorded sources of the replay mode
+SOURCES = len(registered_sources)  # the recorded sources of the replay mode
 GONE = (  # what libpq says of a server that went away
     "Connection refused",
     "server closed the connection unexpectedly",
@@ -165,7 +166,7 @@ def test_two_homes_refresh_one_lake_at_the_same_time(two_homes: TwoHomes) -> Non
 def test_both_homes_publish_the_same_snapshot_to_the_shared_store(
     two_homes: TwoHomes, s3: LocalS3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from predictor.stores import open_store
+    from predictor.snapshots.stores import open_store
 
     published = []
     for home, done in zip(two_homes.homes, two_homes.runs, strict=True):

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from predictor import BenchPress, confusables
+from predictor import BenchPress
 from predictor.cli import main
+from predictor.names import confusables
 from warehouse import private_models as store
 
 EEE_RECORD = (
@@ -53,7 +54,7 @@ def test_the_vendored_table_is_unicodes_and_says_so() -> None:
     assert table["m"] == "rn"  # the prototype may be a sequence
     assert len(table) > 6000
     assert confusables.UNICODE_VERSION.count(".") == 2
-    data = Path(confusables.__file__).parent / "data" / "unicode"
+    data = confusables.DATA_FILE.parent
     assert (
         (data / "LICENSE").read_text(encoding="utf-8").startswith("UNICODE, INC. LICENSE AGREEMENT")
     )

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from predictor.cli import main
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.catalog import Catalog
 from tests.warehouse.test_track import write_run
 from tests.web.conftest import start_app

@@ -238,7 +238,7 @@ def test_a_private_model_is_a_reference_model_by_name(benchpress_home: Path, bp)
 
 
 def test_an_unknown_reference_is_still_an_error(benchpress_home: Path, bp) -> None:
-    from predictor.resolve import UnknownNameError
+    from predictor.names.resolve import UnknownNameError
 
     store.save_models([store.ModelImport("team-7b", rows("m", {"hle": 3.0}))], home=benchpress_home)
     with pytest.raises(UnknownNameError, match="unknown model 'team-8b'"):

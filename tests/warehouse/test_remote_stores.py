@@ -25,10 +25,15 @@ from pathlib import Path
 import pytest
 
 from predictor import BenchPress
-from predictor import stores as store_module
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import SnapshotError, list_versions, load_snapshot, read_manifest_check
-from predictor.stores import INDEX, StaleSnapshotWarning, open_store, write_index
+from predictor.snapshots import stores as store_module
+from predictor.snapshots.reader import (
+    SnapshotError,
+    list_versions,
+    load_snapshot,
+    read_manifest_check,
+)
+from predictor.snapshots.stores import INDEX, StaleSnapshotWarning, open_store, write_index
+from predictor.util.paths import bundled_snapshot_dir
 from warehouse.remote import publish_to_store, sync_store
 from warehouse.snapshots import SnapshotTables, publish, stage
 

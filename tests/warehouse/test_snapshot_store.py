@@ -8,7 +8,13 @@ from datetime import date
 import polars as pl
 import pytest
 
-from predictor.snapshots import SnapshotError, list_versions, load_snapshot, resolve_version, verify
+from predictor.snapshots.reader import (
+    SnapshotError,
+    list_versions,
+    load_snapshot,
+    resolve_version,
+    verify,
+)
 from warehouse.snapshots import SnapshotTables, publish, stage
 
 

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from predictor import BenchPress, tracking
+from predictor import BenchPress
 from predictor.cli import main
-from predictor.track_plot import TargetSeries, render
-from predictor.tracking import Criterion, TrackInputError
+from predictor.tracking import checkpoints as tracking
+from predictor.tracking.checkpoints import Criterion, TrackInputError
+from predictor.tracking.plot import TargetSeries, render
 from warehouse import private_models as store
 
 LM_EVAL_FILE = (

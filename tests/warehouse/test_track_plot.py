@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from predictor.track_plot import TargetSeries, render
-from predictor.tracking import Criterion
+from predictor.tracking.checkpoints import Criterion
+from predictor.tracking.plot import TargetSeries, render
 
 STEPS = [100, 200, 300]
 SVG = "{http://www.w3.org/2000/svg}"

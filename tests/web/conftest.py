@@ -27,8 +27,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from predictor.paths import bundled_snapshot_dir
-from predictor.snapshots import list_versions, load_snapshot
+from predictor.snapshots.reader import list_versions, load_snapshot
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.catalog import Catalog
 from predictor.web.server import AppServer, make_server
 

@@ -25,8 +25,8 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from predictor.paths import bundled_snapshot_dir
 from predictor.results import ResultsError, read_result_bytes
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.catalog import Catalog
 from predictor.web.limits import Limits
 from predictor.web.server import make_server
@@ -71,6 +71,11 @@ def serving(catalog: Catalog, **limits: Any) -> Iterator[RunningApp]:
 
 def pool(running: RunningApp) -> Any:
     return running.server.app.state.endpoints.uploads.pool
+
+
+def budget(running: RunningApp) -> Any:
+    """The upload bytes in flight the server has counted (`used` of `total`)."""
+    return running.server.app.state.endpoints.uploads.bytes
 
 
 def wait_for(condition: Any, seconds: float = 60) -> None:
@@ -130,7 +135,9 @@ def test_hostile_uploads_leave_predict_answering_and_stop_at_their_deadline(
 ) -> None:
     """18 uploads at once of a file that takes a core longer than its deadline to read:
     /api/predict keeps answering fast, each upload is a 504 at its deadline (or a 503 when
-    too many wait), and once answered no upload costs the server any CPU."""
+    too many wait), and once answered no upload costs the server any CPU. The clocks are
+    bounds a loaded machine keeps: read in the server, the 18 files would hold a predict
+    for about 18 s of a core; the latencies themselves are `benchmarks/web_load.py`'s."""
     with serving(catalog, upload_seconds=0.2, queue_seconds=4.0) as running:
         warm(running)
         before = set(pool(running).pids)
@@ -156,11 +163,11 @@ def test_hostile_uploads_leave_predict_answering_and_stop_at_their_deadline(
         idle_cpu = time.process_time() - cpu
 
     assert predicts and {status for status, _ in predicts} == {200}, predicts
-    assert max(seconds for _, seconds in predicts) < 2.0, predicts
+    assert max(seconds for _, seconds in predicts) < 18.0 / 3, predicts
     statuses = sorted(answer.status for answer, _ in results)
     assert set(statuses) <= {503, 504} and 504 in statuses, statuses
     for answer, seconds in results:
-        assert seconds < 10.0  # at most a wait for a process (4 s) and a parse (0.2 s)
+        assert seconds < 30.0  # a wait for a process (4 s) and a parse (0.2 s), not all 18
         if answer.status == 504:
             assert answer.json()["error"] == (
                 "results_x.json: reading the file took longer than 0.2 s, the most the server "
@@ -190,17 +197,17 @@ def test_a_file_needing_more_memory_than_its_budget_is_413(catalog: Catalog) -> 
 
 
 def test_a_normal_file_is_answered_fast_by_a_warm_worker(catalog: Catalog) -> None:
+    """Normal files are read by the processes already started, none started or killed for
+    one (how fast: `benchmarks/upload_latency.py`, not a clock here)."""
     with serving(catalog) as running:
         warm(running)
-        times = []
+        workers, killed = set(pool(running).pids), pool(running).killed
         for _ in range(5):
-            answer, seconds = upload(running, "acme.csv", TIDY)
+            answer, _ = upload(running, "acme.csv", TIDY)
             assert answer.status == 200, answer.body
-            times.append(seconds)
-        answer, seconds = upload(running, LM_EVAL.name, LM_EVAL.read_bytes())
+        answer, _ = upload(running, LM_EVAL.name, LM_EVAL.read_bytes())
         assert answer.status == 200, answer.body
-        times.append(seconds)
-    assert max(times) < 0.5, times
+        assert (set(pool(running).pids), pool(running).killed) == (workers, killed)
 
 
 # ------------------------------------------------------------------------ bytes in flight
@@ -224,14 +231,14 @@ def test_upload_bytes_in_flight_are_bounded_before_the_body_is_read(catalog: Cat
     with serving(catalog, upload_bytes_in_flight=3 * 2**20) as running:
         warm(running, 1)
         address = running.server.server_address[:2]
-        with socket.create_connection(address, timeout=10) as first:
+        with socket.create_connection(address, timeout=60) as first:
             first.sendall(head(len(data)) + data[:1024])
-            time.sleep(0.3)  # the first body is being read
-            with socket.create_connection(address, timeout=5) as second:
-                started = time.monotonic()
+            wait_for(lambda: budget(running).used >= len(data))  # the first body is being read
+            # answered while the first body is still short of 1 KiB: by its Content-Length
+            # alone (waiting for the first would end in our 60 s timeout)
+            with socket.create_connection(address, timeout=60) as second:
                 second.sendall(head(len(data)))
                 ((status, body),) = answers(_read_all(second))
-                assert time.monotonic() - started < 2.0
             assert status == 503
             assert error(body) == (
                 "the server is taking in 3 MiB of uploaded files already (its limit); try "

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, HOSTILE_MODELS, HOSTILE_VERSION, RunningApp
 
 PROBES = {"gpqa_diamond": 80.0, "mmlu_pro": 80.0}

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.api import suggested_probes
 from tests.web.conftest import (
     BUNDLED_VERSION,

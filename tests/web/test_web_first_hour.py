@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress, FractionScoresWarning
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.figures import fit_summary, holdout
 from tests.web.conftest import BUNDLED_VERSION, HOLDOUT_PAIRS, HOSTILE_VERSION, RunningApp
 

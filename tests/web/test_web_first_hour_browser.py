@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp, open_page, wait
 
 pytestmark = pytest.mark.browser

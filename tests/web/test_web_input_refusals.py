@@ -5,7 +5,7 @@ model's predicted cells all come back with an interval of positive width."""
 from __future__ import annotations
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp
 
 RED_TEAM = {"gpqa_diamond": 60.0, "mmlu_pro": 70.0, "hle": 10.0}

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp, open_page, wait
 
 KNOWN = (

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp, open_page, table_rows, wait
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.catalog import Catalog
 from tests.web.conftest import BUNDLED_VERSION, RunningApp, open_page, start_app, wait
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.bodies import MAX_BODY_BYTES
 from predictor.web.uploads import MAX_UPLOAD_BYTES
 from tests.web.conftest import (

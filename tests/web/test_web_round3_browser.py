@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RUN, RUN_STEPS, RunningApp, open_page, wait
 
 pytestmark = pytest.mark.browser

@@ -12,8 +12,8 @@ from urllib.parse import quote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
 from predictor.trust.profiles import profile
+from predictor.util.paths import bundled_snapshot_dir
 from predictor.web.catalog import Catalog
 from tests.web.conftest import (
     BUNDLED_VERSION,

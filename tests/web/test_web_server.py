@@ -145,7 +145,7 @@ def test_keep_alive_serves_several_requests(app: RunningApp) -> None:
 def test_cli_register_serves_the_app(capsys: pytest.CaptureFixture[str]) -> None:
     """`benchpress app --port 0` through `register`, stopped from another thread."""
     from predictor.cli import app as cli_app
-    from predictor.paths import bundled_snapshot_dir
+    from predictor.util.paths import bundled_snapshot_dir
     from predictor.web import server as server_module
 
     parser = argparse.ArgumentParser(prog="benchpress")

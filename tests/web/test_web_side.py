@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from predictor import BenchPress
-from predictor.paths import bundled_snapshot_dir
-from predictor.resolve import UnknownNameError
+from predictor.names.resolve import UnknownNameError
+from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp
 
 PROBES = {"gpqa_diamond": 80.0, "hle": 20.0, "mmlu_pro": 80.0}

@@ -18,7 +18,7 @@ from predictor.cli.options import (
     handler,
     interval_level,
 )
-from predictor.tracking import MEET_PROBABILITY
+from predictor.tracking.checkpoints import MEET_PROBABILITY
 
 COMMANDS = "warehouse.cli_private.commands"
 DEFAULT_TARGETS = "general_assistant"

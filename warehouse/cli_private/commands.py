@@ -28,7 +28,6 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from predictor import locking, track_export, tracking
 from predictor.api import BenchPress
 from predictor.cli.options import (
     target_names,
@@ -45,16 +44,19 @@ from predictor.cli.output import (
     print_table,
     printable,
 )
-from predictor.paths import benchpress_home
-from predictor.resolve import AmbiguousNameError, UnknownNameError, fold
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError, fold
 from predictor.results import expand_paths, model_rows, parse_overrides
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import ResultInputs, summarise
 from predictor.results.limited import limited_checked
-from predictor.track_export import ExportError, MissingExtraError, TrackedCheckpoint
-from predictor.track_plot import TargetSeries, plot_format, render
-from predictor.tracking import TrackInputError
+from predictor.tracking import checkpoints as tracking
+from predictor.tracking import export as track_export
+from predictor.tracking.checkpoints import TrackInputError
+from predictor.tracking.export import ExportError, MissingExtraError, TrackedCheckpoint
+from predictor.tracking.plot import TargetSeries, plot_format, render
 from predictor.trust.profiles import resolve_targets
+from predictor.util import locking
+from predictor.util.paths import benchpress_home
 from predictor.values import predictions_frame
 from warehouse import private_models
 from warehouse.cli_private.arguments import DEFAULT_TARGETS

@@ -13,6 +13,10 @@ export const PALETTE = [
   "#f08c00",
   "#5c940d",
 ];
+// the page's fixed colours: a probe (a score given), a prediction, a known model's own score
+export const PROBE_COLOR = "#e8590c";
+export const PREDICTED_COLOR = "#3b5bdb";
+export const ACTUAL_COLOR = "#212529";
 
 function linear([d0, d1], [r0, r1]) {
   const span = d1 - d0 || 1;

@@ -102,6 +102,18 @@ export function show(node, visible) {
   node.hidden = !visible;
 }
 
+/** Show `message` in the element `id` (an inline error or warning); none hides it. */
+export function showError(id, message) {
+  const node = byId(id);
+  node.textContent = message || "";
+  node.hidden = !message;
+}
+
+/** An interval level for people: 0.9 -> "90%". */
+export function pct(level) {
+  return `${Math.round(level * 1000) / 10}%`;
+}
+
 /** fn, called once `ms` after the last call; `.cancel()` drops a pending call. */
 export function debounce(fn, ms) {
   let timer = null;

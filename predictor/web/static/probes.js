@@ -22,12 +22,12 @@ function listText(names) {
   return names.length ? names.join(", ") : "none";
 }
 
-/** How to run a picked probe: the lm-eval and Inspect tasks that score it, when known. */
-function runWith(step) {
-  const tools = [
-    step.lm_eval_task ? `lm-eval ${step.lm_eval_task}` : null,
-    step.inspect_task ? `Inspect ${step.inspect_task}` : null,
-  ].filter(Boolean);
+/** How to run a picked probe: each harness's task that scores it, when known; `harnesses`:
+ * the /api/harnesses list (a label and the step's column naming its task). */
+function runWith(step, harnesses) {
+  const tools = (harnesses || [])
+    .map((h) => (step[h.task_column] ? `${h.label} ${step[h.task_column]}` : null))
+    .filter(Boolean);
   if (!tools.length) return null;
   return el("span", { class: "run-with", text: `run: ${tools.join(" · ")}` });
 }
@@ -43,6 +43,7 @@ export class ProbePicker {
     this.onUse = onUse;
     this.onChange = onChange;
     this.options = null; // /api/profiles answer
+    this.harnesses = null; // /api/harnesses: the tools that run probes, as the page names them
     this.mode = null; // a profile name, CUSTOM or ALL (null: the server's default profile)
     this.custom = [];
     this.allow = [];
@@ -97,6 +98,7 @@ export class ProbePicker {
     if (this.options) return;
     try {
       this.options = await getJSON("/api/profiles", { version: this.version() });
+      if (!this.harnesses) this.harnesses = (await getJSON("/api/harnesses")).harnesses;
       this.renderOptions();
       this.error("");
     } catch (error) {
@@ -369,7 +371,7 @@ export class ProbePicker {
             el("span", { class: "bname", text: this.name(step.benchmark) }),
             el("span", { class: "bid", text: step.benchmark }),
             open ? el("span", { class: "unit", text: open }) : null,
-            runWith(step),
+            runWith(step, this.harnesses),
           ),
           el("td", { class: "num cost", text: this.costText(step.cost) }),
           el("td", { class: "num", text: this.costText(step.cumulative_cost) }),

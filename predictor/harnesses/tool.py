@@ -1,0 +1,90 @@
+"""`ProbeTool`: what `benchpress run` asks of the class that runs a harness's tasks
+(`predictor.harnesses.base.Harness.tool`), with the defaults a tool without an opinion gets.
+A harness's module subclasses it beside its descriptor (`predictor.harnesses.lm_eval`).
+
+The runner builds one per run from the planned tasks and the include folders, asks it before
+any request whether the model type exists (`check_model_type`), which tasks it knows and how
+big they are (`known`, `size`), which finished in an earlier run (`finished`), and runs each
+task in a process of its own (`run`, `predictor.runs.isolation`). Everything the runner, the
+endpoint settings and the isolation would otherwise decide by the tool's name is a class
+attribute or class method here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from predictor.harnesses.endpoint import Endpoint
+
+
+class ProbeTool:
+    """Base of the tools that run probe tasks (module docstring)."""
+
+    name: ClassVar[str]  # the harness id
+    # modules the run's process imports before forking each task's process (its memory cap
+    # then starts above them)
+    preload: ClassVar[tuple[str, ...]] = ()
+    # the task's process checks every log-likelihood the model answers is finite
+    checks_log_probs: ClassVar[bool] = False
+    # `--model-args` text typed as lm-eval types its command line (`8` -> 8); else text
+    typed_model_args: ClassVar[bool] = True
+    # the environment variable the tool reads the endpoint's key from (None: it gets none)
+    key_variable: ClassVar[str | None] = None
+
+    def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
+        self.tasks = list(tasks)
+        self.include_path = [Path(p) for p in include_path]
+
+    @classmethod
+    def endpoint_args(
+        cls, model: str, kind: str, args: dict[str, object], base_url: str | None, timeout: float
+    ) -> dict[str, object]:
+        """The model arguments the tool gets for model `model` of type `kind` (the tool's
+        spelling of the endpoint, the model's name, the timeout)."""
+        return dict(args)
+
+    @classmethod
+    def key_variables(cls, endpoint: Endpoint) -> dict[str, str]:
+        """The variable that hands the key to the tool (`key_variable`); none without a key,
+        or for a tool that reads no key."""
+        if not endpoint.api_key or not cls.key_variable:
+            return {}
+        return {cls.key_variable: endpoint.api_key}
+
+    @classmethod
+    def variables(cls, endpoint: Endpoint) -> dict[str, str]:
+        """The environment variables of the task's process (never of the run's): the key's,
+        and whatever else the tool reads from there."""
+        return cls.key_variables(endpoint)
+
+    @classmethod
+    def check_model_type(cls, model_type: str) -> None:
+        """Refuse a model type the tool does not have, before any task runs."""
+
+    def known(self, task: str) -> bool:
+        """Whether the tool can find a task the user named (`--task`)."""
+        return True
+
+    def version(self, task: str) -> str | None:
+        return None
+
+    def size(self, task: str) -> tuple[int | None, int | None]:
+        """(items, estimated tokens per item) of a task outside the facts table."""
+        return None, None
+
+    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
+        """The results file of an earlier complete run of this task for this model, or None."""
+        return None
+
+    def run(
+        self,
+        endpoint: Endpoint,
+        task: str,
+        out: Path,
+        limit: int | None,
+        options: Mapping[str, Any],
+    ) -> Path:
+        """Evaluate one task; the path of its results file, in `<out>/<task>/` once complete
+        (`predictor.harnesses.staging`)."""
+        raise NotImplementedError

@@ -1,0 +1,253 @@
+// The Compare tab: known models side by side (observed scores, the fit's predictions with
+// their intervals), the team's private models and the user's own prediction among them.
+// Wraps /api/compare; the link keeps the models and benchmarks (`models=`, `benchmarks=`).
+
+import { el, byId, fmt, chip, showError, pct } from "./dom.js";
+import { getJSON } from "./api.js";
+import { intervalChart, legend, PALETTE, PROBE_COLOR } from "./charts.js";
+import { knownModel, currentPrediction } from "./tab-predict.js";
+
+const SUGGESTED_COMPARE_BENCHMARKS = 12;
+
+let page = null; // the shell (app.js): the snapshot, the level, the URL, the private models
+let compareModels = [];
+let compareBenchmarks = [];
+let compareMine = false; // "include my probe prediction"
+let compareSeq = 0;
+
+/** A model's name as a picker shows it: private ones say so. */
+function modelLabel(m) {
+  return m.private ? `${m.name} (private)` : m.name;
+}
+
+function mostReported(limit) {
+  return [...page.state.benchmarks.values()]
+    .filter((b) => b.probe)
+    .sort((a, b) => b.n_cells - a.n_cells || a.benchmark_id.localeCompare(b.benchmark_id))
+    .slice(0, limit)
+    .map((b) => b.benchmark_id);
+}
+
+function compareDefaults() {
+  if (!compareModels.length) {
+    const top = [...page.state.models.values()]
+      .sort((a, b) => b.n_cells - a.n_cells)
+      .map((m) => m.model_id);
+    const first = knownModel() ? [knownModel().model.model_id] : [];
+    compareModels = [...new Set([...first, ...top])].slice(0, 3);
+  }
+}
+
+/** The default benchmarks of a comparison: those most of the chosen models were measured on
+ * (then the most reported), so the first view compares scores, not predictions with
+ * predictions; the rest of the list is filled with the most reported ones. */
+function measuredBenchmarks(answer, limit) {
+  const seen = answer.rows.map((row, r) => ({
+    id: row.benchmark,
+    probe: Boolean(page.state.benchmarks.get(row.benchmark)?.probe),
+    cells: page.state.benchmarks.get(row.benchmark)?.n_cells ?? 0,
+    observed: row.values.filter((v) => v && v.observed).length,
+  }));
+  const chosen = seen
+    .filter((b) => b.observed > 0 && b.probe)
+    .sort((a, b) => b.observed - a.observed || b.cells - a.cells || a.id.localeCompare(b.id))
+    .slice(0, limit)
+    .map((b) => b.id);
+  const fill = mostReported(limit * 2).filter((id) => !chosen.includes(id));
+  return [...chosen, ...fill].slice(0, limit);
+}
+
+/** Only the rows of `ids`, in that order. */
+function compareSubset(answer, ids) {
+  const at = new Map(answer.rows.map((row, r) => [row.benchmark, r]));
+  const keep = ids.filter((id) => at.has(id)).map((id) => at.get(id));
+  return {
+    ...answer,
+    benchmarks: keep.map((r) => answer.benchmarks[r]),
+    rows: keep.map((r) => answer.rows[r]),
+  };
+}
+
+async function runCompare() {
+  compareDefaults();
+  const seq = ++compareSeq;
+  page.updateUrl();
+  try {
+    // no benchmarks chosen: every fitted one comes back, and the default is picked from them
+    const pick = !compareBenchmarks.length;
+    let answer = await getJSON("/api/compare", {
+      models: compareModels.join(","),
+      benchmarks: pick ? undefined : compareBenchmarks.join(","),
+      level: page.state.level,
+      version: page.version(),
+    });
+    if (seq !== compareSeq) return;
+    if (pick) answer = compareSubset(answer, measuredBenchmarks(answer, SUGGESTED_COMPARE_BENCHMARKS));
+    compareModels = answer.models.map((m) => m.model_id);
+    compareBenchmarks = answer.benchmarks.map((b) => b.benchmark_id);
+    showError("compare-error", "");
+    renderCompare(answer);
+    page.updateUrl();
+  } catch (error) {
+    if (seq === compareSeq) showError("compare-error", error.message);
+  }
+}
+
+function renderCompare(answer) {
+  byId("compare-models").replaceChildren(
+    ...answer.models.map((m) =>
+      chip(modelLabel(m), m.model_id, () => {
+        compareModels = compareModels.filter((id) => id !== m.model_id);
+        runCompare();
+      }),
+    ),
+  );
+  byId("compare-benchmarks").replaceChildren(
+    ...answer.benchmarks.map((b) =>
+      chip(b.name, b.benchmark_id, () => {
+        compareBenchmarks = compareBenchmarks.filter((id) => id !== b.benchmark_id);
+        runCompare();
+      }),
+    ),
+  );
+  const series = answer.models.map((m, i) => ({
+    label: modelLabel(m),
+    color: PALETTE[i % PALETTE.length],
+  }));
+  const mine =
+    compareMine && currentPrediction()
+      ? new Map(currentPrediction().predictions.map((p) => [p.benchmark, p]))
+      : null;
+  if (mine) series.push({ label: "my probes", color: PROBE_COLOR });
+  const rows = answer.rows.map((row, r) => {
+    const values = row.values.slice();
+    if (mine) values.push(mine.get(row.benchmark) || null);
+    return { key: row.benchmark, benchmark: answer.benchmarks[r], values };
+  });
+  const percentRows = rows.filter((r) => r.benchmark.scale !== "unbounded");
+  byId("compare-legend").replaceChildren(
+    legend([
+      ...series.map((s) => ({ label: s.label, color: s.color })),
+      { label: "observed", color: "#868e96", shape: "diamond" },
+      { label: `predicted (${pct(answer.level)} interval)`, color: "#868e96" },
+    ]),
+  );
+  intervalChart(
+    byId("compare-chart"),
+    percentRows.map((r) => ({
+      key: r.key,
+      label: r.benchmark.name,
+      title: `${r.benchmark.name} (${r.key})`,
+      values: r.values,
+    })),
+    series,
+    { ariaLabel: "models compared", axisTitle: "score (%)", wrapLabels: true },
+  );
+
+  const table = byId("compare-table");
+  table.tHead.replaceChildren(
+    el(
+      "tr",
+      {},
+      el("th", { text: "Benchmark" }),
+      series.map((s) =>
+        el(
+          "th",
+          { class: "num" },
+          el("span", { class: "dot", dataset: { color: s.color } }),
+          el("span", { text: s.label }),
+        ),
+      ),
+    ),
+  );
+  for (const dot of table.tHead.querySelectorAll(".dot"))
+    dot.style.backgroundColor = dot.dataset.color;
+  table.tBodies[0].replaceChildren(
+    ...rows.map((r) =>
+      el(
+        "tr",
+        { dataset: { benchmark: r.key } },
+        el(
+          "td",
+          {},
+          el("span", { class: "bname", text: r.benchmark.name }),
+          el("span", { class: "bid", text: r.key }),
+        ),
+        r.values.map((v) => {
+          if (!v || v.score === null || v.score === undefined)
+            return el("td", { class: "num muted", text: "—" });
+          const title = v.observed
+            ? "observed"
+            : `${pct(answer.level)} interval ${fmt(v.low)} – ${fmt(v.high)}`;
+          return el(
+            "td",
+            {
+              class: v.observed ? "num observed" : "num predicted",
+              title,
+              dataset: { value: String(v.score) },
+            },
+            el("span", { text: fmt(v.score) }),
+            v.observed
+              ? el("span", { class: "tag", text: "obs" })
+              : el("span", { class: "pm", text: `±${fmt((v.high - v.low) / 2)}` }),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+function addCompare(kind) {
+  const input = byId(kind === "models" ? "compare-model-input" : "compare-benchmark-input");
+  const value = input.value.trim();
+  if (!value) return;
+  const list = kind === "models" ? compareModels : compareBenchmarks;
+  if (!list.includes(value)) list.push(value);
+  input.value = "";
+  runCompare();
+}
+
+function bind() {
+  byId("compare-model-add").addEventListener("click", () => addCompare("models"));
+  byId("compare-benchmark-add").addEventListener("click", () => addCompare("benchmarks"));
+  for (const [id, kind] of [
+    ["compare-model-input", "models"],
+    ["compare-benchmark-input", "benchmarks"],
+  ]) {
+    byId(id).addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        addCompare(kind);
+      }
+    });
+  }
+  byId("compare-benchmark-reset").addEventListener("click", () => {
+    compareBenchmarks = []; // the default: the most reported the models were measured on
+    runCompare();
+  });
+  byId("compare-mine").addEventListener("change", (event) => {
+    compareMine = event.target.checked;
+    runCompare();
+  });
+}
+
+export default {
+  name: "compare",
+  label: "Compare models",
+  init(shell) {
+    page = shell;
+    bind();
+  },
+  readUrl(params) {
+    compareModels = (params.get("models") || "").split(",").filter(Boolean);
+    compareBenchmarks = (params.get("benchmarks") || "").split(",").filter(Boolean);
+  },
+  query(active) {
+    if (!active) return {};
+    return { models: compareModels.join(","), benchmarks: compareBenchmarks.join(",") };
+  },
+  show: () => page.loadPrivate().then(runCompare),
+  levelChanged(active) {
+    if (active) runCompare();
+  },
+};
