@@ -5,6 +5,8 @@ layers (interfaces, the API, what is built on it, the core, the methods, value t
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +90,16 @@ def _deferred_imports() -> list[str]:
 
 def test_every_function_local_import_says_why_it_is_deferred() -> None:
     assert _deferred_imports() == []
+
+
+def test_no_lazy_export_shares_its_name_with_a_submodule() -> None:
+    """`from predictor.trust import default_references` gave the module, not the function, once
+    anything had imported the submodule of that name: importing a submodule sets the package
+    attribute, over the lazily exported name."""
+    clashes = []
+    for package in ("predictor", "predictor.trust", "predictor.results", "predictor.runs"):
+        module = importlib.import_module(package)
+        exports = getattr(module, "_EXPORTS", {}) or {}
+        submodules = {m.name for m in pkgutil.iter_modules(module.__path__)}
+        clashes += [f"{package}.{name}" for name in exports if name in submodules]
+    assert clashes == []

@@ -148,7 +148,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         known_targets = targets or "general_assistant"
         if defaulted:
             # deferred: only this branch says how the default references are chosen
-            from predictor.trust.default_references import RULE as DEFAULT_RULE
+            from predictor.trust.reference_choice import RULE as DEFAULT_RULE
 
             refs = default_references(bp, known_targets)
         else:

@@ -18,7 +18,7 @@ _EXPORTS = {
     "DEFAULT_COSTS": "predictor.trust.costs",
     "default_cost": "predictor.trust.costs",
     "resolve_costs": "predictor.trust.costs",
-    "default_references": "predictor.trust.default_references",
+    "default_references": "predictor.trust.reference_choice",
     "what_to_run_next": "predictor.trust.next_benchmark",
     "ProbeSelection": "predictor.trust.probes",
     "probe_set_error": "predictor.trust.probes",

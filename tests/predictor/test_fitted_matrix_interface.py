@@ -30,7 +30,7 @@ from predictor.trust import (
     what_to_run_next,
 )
 from predictor.trust import suspicious as suspicious_module
-from predictor.trust.default_references import default_references
+from predictor.trust.reference_choice import default_references
 from predictor.util.paths import bundled_snapshot_dir
 from predictor.values import ProbeScoreError
 
