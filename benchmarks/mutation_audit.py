@@ -62,6 +62,10 @@ FILES: dict[str, str] = {
     "own_matrix": "predictor/fit/own_matrix.py",
     "read_limits": "predictor/util/read_limits.py",
     "track_export": "predictor/tracking/export.py",
+    "bayesian": "predictor/methods/bayesian.py",
+    "rankings": "predictor/trust/rankings.py",
+    "track_command": "warehouse/cli_private/commands.py",
+    "probe_plan": "predictor/trust/probe_plan.py",
 }
 
 # test files, by what they cover
@@ -75,12 +79,16 @@ RUN_SAFETY = "tests/predictor/test_run_endpoint_safety.py"
 RUN_ISOLATION = "tests/predictor/test_run_isolation.py"
 LIMITED_PROBES = "tests/predictor/test_limited_probe_runs.py"
 LIMITED_RUNS = "tests/results/test_limited_runs.py"
+SUBSETS = "tests/predictor/test_run_item_subsets.py"
 CACHE = "tests/predictor/test_calibration_cache.py"
 CALIBRATION = "tests/predictor/test_calibration.py"
 OWN_MATRIX = "tests/predictor/test_own_matrix.py"
 READ_LIMITS = "tests/results/test_read_limits.py"
 TRACK = "tests/predictor/test_track_export.py"
 TRACK_HARDENING = "tests/predictor/test_track_export_hardening.py"
+NOISE = "tests/predictor/test_measurement_noise.py"
+TRACK_COMMAND = "tests/warehouse/test_track.py"
+BUDGET = "tests/predictor/test_probe_budget.py"
 
 
 @dataclass(frozen=True)
@@ -341,10 +349,35 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m(
         "limited_supersedes_limited",
         "limited",
-        "        if s == MAPPED and not limited\n",
-        "        if s == MAPPED\n",
+        "    if limited:\n        return SMOKE\n",
+        "    if False:\n        return SMOKE\n",
         "a smoke test counts as the full run that supersedes smoke tests",
         LIMITED_RUNS,
+    ),
+    # ------------------------------------------------------------------ item subsets
+    _m(
+        "subset_resume_any",
+        "lm_eval_tool",
+        "                and _same_subset(doc.get(SUBSET_KEY), subset)\n",
+        "",
+        "resume ignores the item subset: a subset's file is taken for the full run",
+        SUBSETS,
+    ),
+    _m(
+        "subset_shares_folder",
+        "staging",
+        "        return out / subset.folder\n",
+        "        return out\n",
+        "a subset run's files go where the full run's do",
+        SUBSETS,
+    ),
+    _m(
+        "subset_not_superseded",
+        "limited",
+        "        return 1.0 + (n or 0)\n",
+        "        return FULL\n",
+        "a smaller subset's score is not replaced by a larger run's (two scores of one probe)",
+        SUBSETS,
     ),
     _m(
         "limited_other_models",
@@ -494,6 +527,64 @@ MUTATIONS: tuple[Mutation, ...] = (
         GUARDS,
         OWN_MATRIX,
         survivor=True,
+    ),
+    # ------------------------------------------------------------ measurement noise
+    _m(
+        "fold_in_ignores_noise",
+        "bayesian",
+        "base_w = 1.0 / (1.0 / base_w + extra[known])",
+        "base_w = base_w",
+        "the fold-in takes a probe's standard error as exact: a noisy probe moves it as far",
+        NOISE,
+    ),
+    _m(
+        "observed_scores_exact",
+        "rankings",
+        "        return Entry(name, p.score, noise.sd, p.low, p.high, True, noise)\n",
+        "        return Entry(name, p.score, 0.0, p.low, p.high, True, noise)\n",
+        "comparisons take observed scores as exact: 1.8 points apart is P = 0.00",
+        NOISE,
+    ),
+    _m(
+        "criteria_on_exact_scores",
+        "track_command",
+        "tracking.with_measurement_noise(draws, benchmarks, measured)",
+        "draws",
+        "track judges a criterion on an observed score as if it were exact",
+        TRACK_COMMAND,
+    ),
+    # ------------------------------------------------------------ probe plans by cost
+    _m(
+        "plan_takes_near_duplicates",
+        "probe_plan",
+        "        if column not in self.plan and pool:\n",
+        "        if False:\n",
+        "a plan holds GPQA Diamond and GPQA Main: two benchmarks of one item pool",
+        BUDGET,
+    ),
+    _m(
+        "plan_full_tasks_only",
+        "probe_plan",
+        "        return [n for n in ITEM_STEPS if n < self.total] + [self.total]\n",
+        "        return [self.total]\n",
+        "a plan runs every task in full: no subset where it costs less for the same error",
+        BUDGET,
+    ),
+    _m(
+        "plan_over_budget",
+        "probe_plan",
+        "        return self.spent + self.extra(column, items) <= budget\n",
+        "        return True\n",
+        "a plan spends past its token budget",
+        BUDGET,
+    ),
+    _m(
+        "run_ignores_plan_items",
+        "runner",
+        "        {b: ItemSubset(n, items_seed) for b, n in plan_items.items()}\n",
+        "        {}\n",
+        "run runs the plan's benchmarks in full, not on the items the plan gives them",
+        BUDGET,
     ),
 )
 

@@ -26,6 +26,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "FractionScoresWarning": "predictor",
     "LowRankCompleter": "predictor",
     "MatrixView": "predictor",
+    "Measured": "predictor",
     "MissingBenchmarksWarning": "predictor.missing_probes",
     "MissingProbesError": "predictor.missing_probes",
     "MissingProbesWarning": "predictor.missing_probes",

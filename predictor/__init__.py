@@ -21,6 +21,7 @@ _EXPORTS = {  # name -> the module it is imported from, on first use
     "FractionScoresWarning": "predictor.values",
     "LowRankCompleter": "predictor.methods.als",
     "MatrixView": "predictor.values",
+    "Measured": "predictor.values",
     "NewBenchmarkPrediction": "predictor.new_benchmark",
     "NotSupportedError": "predictor.methods.base",
     "ProbeScores": "predictor.runs.runner",

@@ -41,6 +41,7 @@ from predictor.results import read_results as read_files
 from predictor.results.errors import ResultsError
 from predictor.results.inputs import summarise
 from predictor.results.limited import limited_checked
+from predictor.results.noise import published_noise
 from predictor.results.snapshot import on_snapshot
 from predictor.side_information import (
     DATE_MARGIN_MONTHS,
@@ -60,6 +61,7 @@ from predictor.snapshots.reader import (
 from predictor.snapshots.stores import open_store
 from predictor.trust.missing_probes import split_probes
 from predictor.trust.next_benchmark import what_to_run_next
+from predictor.trust.probe_plan import DEFAULT_BUDGET_TOKENS, plan_probes_for
 from predictor.trust.probes import select_probes_for
 from predictor.trust.profiles import resolve_targets
 from predictor.trust.rankings import compare_models, compare_with_known_models
@@ -77,18 +79,23 @@ from predictor.values import (
     DATE_INFERRED,
     FractionScoresWarning,
     MatrixView,
+    Measured,
+    Noise,
     Prediction,
     Predictions,
     ProbeScoreError,
     ReleaseDateError,
     SideUsed,
     predictions_frame,
+    split_measured,
 )
 
 __all__ = [
     "BenchPress",
     "FractionScoresWarning",
     "MatrixView",
+    "Measured",
+    "Noise",
     "Prediction",
     "Predictions",
     "ProbeScoreError",
@@ -117,10 +124,13 @@ def _year_to_day(year: float) -> str:
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.
 _UNBOUNDED_LIMIT = 1e7
+# A 0-100 score's standard error cannot exceed 50: the spread of half 0s and half 100s.
+_MAX_PERCENT_STDERR = 50.0
 
-# What `predict` takes as probe scores: {benchmark: score}, a results frame
-# (`read_results`), or results files, folders and globs.
-ProbeInput = Mapping[str, float] | pl.DataFrame | str | os.PathLike | Sequence[str | os.PathLike]
+# What `predict` takes as probe scores: {benchmark: score or (score, standard error)}, a
+# results frame (`read_results`), or results files, folders and globs.
+ProbeMapping = Mapping[str, float | tuple[float, float]]
+ProbeInput = ProbeMapping | pl.DataFrame | str | os.PathLike | Sequence[str | os.PathLike]
 
 
 def _is_paths(value: object) -> bool:
@@ -331,26 +341,38 @@ class BenchPress:
         return self._scale[benchmark]
 
     # -------------------------------------------------------------- prediction
-    def probe_row(
-        self, probe_scores: Mapping[str, float], warn_fractions: bool = True
-    ) -> np.ndarray:
+    def probe_row(self, probe_scores: ProbeMapping, warn_fractions: bool = True) -> np.ndarray:
         """A new model's `{benchmark name: score}`, checked, as one row over the fitted
         benchmarks (NaN: not given): names resolved, each a fitted benchmark given once, scores
         finite numbers in the benchmark's range (`ProbeScoreError` says which and why); percent
-        scores that look like fractions warn (`warn_fractions`)."""
+        scores that look like fractions warn (`warn_fractions`). A score may be a
+        `(score, standard_error)` pair (`Measured`): its score goes into the row, its standard
+        error into `probe_rows`' second row."""
+        return self.probe_rows(probe_scores, warn_fractions)[0]
+
+    def probe_rows(
+        self, probe_scores: ProbeMapping, warn_fractions: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(`probe_row`, the standard error each score was given with over the same
+        benchmarks: NaN where none was, or the benchmark was not given). A standard error
+        that is not a finite number >= 0, or that is implausibly large for the benchmark
+        (over 50 points on a percent one, the largest spread a 0-100 score can have), is a
+        `ProbeScoreError` naming the benchmark."""
         if not isinstance(probe_scores, Mapping):
             kind = type(probe_scores).__name__
             raise TypeError(f"probe_scores must be a mapping of benchmark -> score, got {kind}")
         if not probe_scores:
             raise ProbeScoreError("probe_scores is empty: give at least one benchmark score")
         row = np.full(len(self.fit_benchmarks_), np.nan)
-        for name, raw in probe_scores.items():
+        stderr = np.full(len(self.fit_benchmarks_), np.nan)
+        for name, given in probe_scores.items():
             benchmark = self.resolve_benchmark(name)
             if benchmark not in self._column:
                 raise ProbeScoreError(
                     f"benchmark {quoted(benchmark)} has too few observations in snapshot "
                     f"{self.version} to be used as a probe"
                 )
+            raw, error = split_measured(quoted(name), given)
             if isinstance(raw, bool) or not isinstance(raw, int | float | np.number):
                 raise TypeError(f"score for {quoted(name)} must be a number, got {quoted(raw)}")
             try:
@@ -373,13 +395,62 @@ class BenchPress:
                     f"score for {quoted(name)} lies outside the valid range of {benchmark} "
                     f"({low:g} to {high:g}): {value:g}"
                 )
+            if error is not None:
+                self._check_stderr(name, benchmark, error)
             column = self._column[benchmark]
             if not np.isnan(row[column]):
                 raise ProbeScoreError(f"benchmark {benchmark!r} is given twice (as {quoted(name)})")
             row[column] = value
+            stderr[column] = np.nan if error is None else error
         if warn_fractions:
             self._warn_if_fractions(row)
-        return row
+        return row, stderr
+
+    def _check_stderr(self, name: str, benchmark: str, error: float) -> None:
+        """A standard error no score of `benchmark` can have is refused, naming it."""
+        if self._scale[benchmark] == "percent" and error > _MAX_PERCENT_STDERR:
+            raise ProbeScoreError(
+                f"standard error for {quoted(name)} must be at most {_MAX_PERCENT_STDERR:g} "
+                f"points on a percent benchmark, got {error:g}"
+            )
+        if error > _UNBOUNDED_LIMIT:
+            raise ProbeScoreError(
+                f"standard error for {quoted(name)} is implausibly large: {error:g}"
+            )
+
+    def measurement_noise(self, benchmark: str, score: float, stderr: float | None = None) -> Noise:
+        """The noise an observed `score` of `benchmark` (an id) is compared with: its
+        standard error when one is known (`stderr`: given, or from a results file), else
+        the benchmark's default (`predictor.results.noise.published_noise`: 1 point or the
+        binomial error over its items on percent benchmarks, an arena's typical interval on
+        Elo ones, none on other open scales). `source` says which."""
+        if stderr is not None and math.isfinite(stderr):
+            return Noise(float(stderr), "given")
+        return published_noise(benchmark, self._scale[benchmark], self._unit.get(benchmark), score)
+
+    @cached_property
+    def _unit(self) -> dict[str, str | None]:
+        table = self.snapshot.benchmarks
+        if "unit" not in table.columns:
+            return {}
+        return dict(table.select("benchmark_id", "unit").iter_rows())
+
+    def fold_in_noise(self, row: np.ndarray, stderr: np.ndarray) -> np.ndarray | None:
+        """The measurement noise to add in the fold-in (`noise_sd` of the completer
+        contract) for scores `row` given with standard errors `stderr` (NaN: none): what
+        each standard error exceeds the noise a published score of its benchmark already
+        carries (`measurement_noise`'s default), sqrt(se^2 - default^2), since the fit's
+        own noise holds that much. None when no score is noisier than that: the fold-in is
+        then the one of exact scores (a full run's standard error changes nothing)."""
+        noisy = np.flatnonzero(np.isfinite(row) & np.isfinite(stderr) & (stderr > 0))
+        if not len(noisy):
+            return None
+        extra = np.full(len(row), np.nan)
+        for j in noisy:
+            benchmark = self.fit_benchmarks_[j]
+            published = self.measurement_noise(benchmark, float(row[j])).sd
+            extra[j] = math.sqrt(max(0.0, float(stderr[j]) ** 2 - published**2))
+        return extra if np.nansum(extra) > 0 else None
 
     def _warn_if_fractions(self, row: np.ndarray) -> None:
         """Scores are percent (0-100); percent scores that look like fractions warn
@@ -439,11 +510,13 @@ class BenchPress:
 
     def _scores_and_units(
         self, probe_scores: ProbeInput, model: str | None, allow_limited: bool = False
-    ) -> tuple[Mapping[str, float], bool, str | None]:
+    ) -> tuple[ProbeMapping, bool, str | None]:
         """(scores, whether every score was converted from a unit its file states, the
-        model's name: `model` as given, else the one model of the results). Scores of a run
-        over part of the items (files, a frame, or `run_probe_benchmarks(limit=...)`'s
-        answer) are refused unless `allow_limited` (`predictor.results.limited`)."""
+        model's name: `model` as given, else the one model of the results). A results
+        file's score comes with its standard error where the file states one, or its item
+        count (`ResultInputs.measured`). Scores of a run over part of the items (files, a
+        frame, or `run_probe_benchmarks(limit=...)`'s answer) are refused unless
+        `allow_limited` (`predictor.results.limited`)."""
         if isinstance(probe_scores, Mapping):
             frame = getattr(probe_scores, "frame", None)  # `ProbeScores` of a probe run
             limited_run = getattr(probe_scores, "limited", False) is True
@@ -471,7 +544,7 @@ class BenchPress:
         inputs = summarise(frame, model)
         if not inputs.scores:
             scores_in(frame, model)  # raises: no result maps onto a benchmark of ours
-        return inputs.scores, inputs.units_known, inputs.model or model
+        return inputs.measured, inputs.units_known, inputs.model or model
 
     @cached_property
     def _model_dates(self) -> dict[str, tuple[str | None, str | None]]:
@@ -653,13 +726,22 @@ class BenchPress:
         return side, features, chosen
 
     def _with_inferred_date(
-        self, side: SideUsed, row: np.ndarray, features: np.ndarray | None, group: str | None
+        self,
+        side: SideUsed,
+        row: np.ndarray,
+        features: np.ndarray | None,
+        group: str | None,
+        noise: Mapping[str, np.ndarray] | None = None,
     ) -> SideUsed:
         """`side` with the release date the fold-in inferred from the probes (mean, sd)."""
         if not side.date_inferred or features is None:
             return side
         inferred = getattr(self.completer_, "inferred_features", None)
-        found = None if inferred is None else inferred(row, features=features, group=group)
+        found = (
+            None
+            if inferred is None
+            else inferred(row, features=features, group=group, **(noise or {}))
+        )
         if found is None:
             return replace(side, release_date=None, release_date_source=None)
         mean, sd = float(found[0][0]), float(found[1][0])
@@ -679,14 +761,19 @@ class BenchPress:
     ) -> Predictions:
         """Predict every fitted benchmark for a new model from its probe scores.
 
-        `probe_scores`: {benchmark: score}; or a results frame (`read_results`) or results
-        files, folders and globs, whose usable rows are the scores (`model` picks one model
-        when they hold several). The model is folded in against the snapshot's benchmark
-        factors (no refit) with the side information the fit used, decided by `side_for`:
-        `family` and `release_date` as given; else a model the snapshot knows (`model`, or
-        the one model of the files) keeps its own; a fine-tune, merge or quantisation of a
-        known model (`base`, or read from the name) takes the base's; otherwise the family
-        is read from the name and the release date inferred from the probe scores. The
+        `probe_scores`: {benchmark: score}, a score optionally with its standard error
+        (`(74.0, 1.5)`, `Measured`); or a results frame (`read_results`) or results files,
+        folders and globs, whose usable rows are the scores, each with the file's standard
+        error or the binomial one over its items (`model` picks one model when they hold
+        several). A standard error above the noise a published score of the benchmark
+        carries is added to the probe's noise in the fold-in (`fold_in_noise`): the probe
+        moves the answer less and the intervals widen; `.stderr` lists them. The model is
+        folded in against the snapshot's benchmark factors (no refit) with the side
+        information the fit used, decided by `side_for`: `family` and `release_date` as
+        given; else a model the snapshot knows (`model`, or the one model of the files)
+        keeps its own; a fine-tune, merge or quantisation of a known model (`base`, or read
+        from the name) takes the base's; otherwise the family is read from the name and the
+        release date inferred from the probe scores. The
         answer's `.side` says which was used and why.
         Probes come back unchanged with `observed=True` and a zero-width interval. `targets`
         (a profile name or benchmark names, as elsewhere) keeps only those benchmarks.
@@ -706,10 +793,11 @@ class BenchPress:
         side, features, group = self.side_for(name, family, release_date, base)
         scores = split_probes(self, scores, handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
-        row = self.probe_row(scores, warn_fractions=not units_known)
-        side = self._with_inferred_date(side, row, features, group)
+        row, stderr = self.probe_rows(scores, warn_fractions=not units_known)
+        noise = self._noise_keyword(row, stderr)
+        side = self._with_inferred_date(side, row, features, group, noise)
         mean, low, high, within = self.completer_.fold_in_summary(
-            row, level, TRUST_WIDTH, features=features, group=group
+            row, level, TRUST_WIDTH, features=features, group=group, **noise
         )
         # the recipe ALS has no predictive distribution: no trust figure
         trust = (
@@ -739,7 +827,16 @@ class BenchPress:
                 if kept is None or benchmark in kept
             },
             side=side,
+            stderr={
+                self.fit_benchmarks_[j]: float(stderr[j]) for j in np.flatnonzero(~np.isnan(stderr))
+            },
         )
+
+    def _noise_keyword(self, row: np.ndarray, stderr: np.ndarray) -> dict[str, np.ndarray]:
+        """`{"noise_sd": ...}` for the completer's fold-in when a score is noisier than a
+        published one (`fold_in_noise`), else nothing: exact probes call it as before."""
+        noise = self.fold_in_noise(row, stderr)
+        return {} if noise is None else {"noise_sd": noise}
 
     def in_range(self, values: np.ndarray) -> np.ndarray:
         """`values` (last axis: the fitted benchmarks) clipped to each benchmark's valid range.
@@ -787,6 +884,22 @@ class BenchPress:
             self, k, budget, targets, allowlist, costs, progress, runnable, chat
         )
 
+    def plan_probes(
+        self,
+        runnable="lm_eval",
+        budget_tokens=DEFAULT_BUDGET_TOKENS,
+        *,
+        chat=False,
+        targets=None,
+        allowlist=None,
+        progress=None,
+    ):
+        """The probe plan harness `runnable` runs within `budget_tokens` tokens: benchmarks
+        and the items each runs on (a seeded subset, or all), chosen by expected error per
+        token; see `predictor.trust.probe_plan`. `chat=True`: only tasks a chat endpoint can
+        run; `targets`, `allowlist`, `progress` as in `select_probes`."""
+        return plan_probes_for(self, runnable, budget_tokens, chat, targets, allowlist, progress)
+
     def compare_models(self, probes, target_benchmarks, names=None, level=0.9):
         """Per-benchmark predicted order with P(A > B) and tie groups."""
         return compare_models(self, probes, target_benchmarks, names, level)
@@ -821,7 +934,7 @@ class BenchPress:
     # ------------------------------------------------------- joint predictive (tracking)
     def predictive_draws(
         self,
-        probe_scores: Mapping[str, float],
+        probe_scores: ProbeMapping,
         n: int = 4000,
         random_state: int = 0,
         level: float = 0.9,
@@ -839,14 +952,21 @@ class BenchPress:
         The draws' central `level` range is `predict`'s interval at that level (with the same
         `model`, `family`, `release_date` and `base`; a centre past a benchmark's valid range
         or on the flat end of its link is moved onto that edge in both,
-        `ScaleTransform.interval`); probes come back as given; every draw is clipped to its
-        benchmark's valid range (`in_range`). Seeded: the same arguments give the same
-        draws."""
-        row = self.probe_row(probe_scores)
+        `ScaleTransform.interval`); probes come back as given (with a standard error, as in
+        `predict`, they weigh less in the fold-in; `predictor.tracking.checkpoints` draws
+        their measurement noise for criteria); every draw is clipped to its benchmark's
+        valid range (`in_range`). Seeded: the same arguments give the same draws."""
+        row, stderr = self.probe_rows(probe_scores)
         _, features, group = self.side_for(model, family, release_date, base)
         try:
             draws = self.completer_.fold_in_draws(
-                row, n, random_state, level, features=features, group=group
+                row,
+                n,
+                random_state,
+                level,
+                features=features,
+                group=group,
+                **self._noise_keyword(row, stderr),
             )
         except NotSupportedError:
             raise TypeError(

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # type hints only: every one of these lies in a layer below t
     from predictor.methods.base import Completer
     from predictor.names.resolve import NameResolver
     from predictor.snapshots.reader import Snapshot
-    from predictor.values import Predictions, SideUsed
+    from predictor.values import Noise, Predictions, SideUsed
 
 
 @runtime_checkable
@@ -90,6 +90,20 @@ class FittedMatrix(Protocol):
     ) -> np.ndarray:
         """A new model's {benchmark name: score}, checked, as one row over the fitted
         benchmarks (NaN: not given); bad scores raise `ProbeScoreError` saying why."""
+
+    def probe_rows(
+        self, probe_scores: Mapping[str, Any], warn_fractions: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(`probe_row`, each score's standard error over the same benchmarks, NaN where
+        none was given): a score may be a `(score, standard_error)` pair."""
+
+    def fold_in_noise(self, row: np.ndarray, stderr: np.ndarray) -> np.ndarray | None:
+        """The completer's `noise_sd` for scores given with standard errors (what each
+        exceeds a published score's noise by), None when none is noisier."""
+
+    def measurement_noise(self, benchmark: str, score: float, stderr: float | None = None) -> Noise:
+        """The noise an observed score is compared with: its standard error, else the
+        benchmark's default (`predictor.results.noise`)."""
 
     def side_for(
         self,

@@ -232,6 +232,20 @@ class ScaleTransform:
         out = np.where(self.is_percent_[columns], percent, warped)
         return np.clip(out, low[columns], high[columns])
 
+    def stderr_z(self, values: np.ndarray, stderr: np.ndarray) -> np.ndarray:
+        """A standard error in original units (`stderr`, per column of `values`) in z-space:
+        the larger of the transform's steps from the score to score +- stderr (ends kept in
+        the valid range). For a small error that is the local slope dz/dx times it (the
+        delta method); near a percent column's end, where the logit's slope runs off, the
+        step to the end bounds it. NaN where `values` is."""
+        values = np.asarray(values, dtype=float)
+        stderr = np.asarray(stderr, dtype=float)
+        _, low, high = self.ranges()
+        centre = self.transform(values)
+        up = self.transform(np.clip(values + stderr, low, high)) - centre
+        down = centre - self.transform(np.clip(values - stderr, low, high))
+        return np.maximum(up, down)
+
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """(bottom, top) per column in z-space: beyond them `inverse` no longer moves, as it
         reaches the valid range (and is clipped there) or, on a percent column whose link

@@ -7,8 +7,10 @@ one another.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -35,6 +37,53 @@ class ReleaseDateError(ProbeScoreError):
 
 class FractionScoresWarning(UserWarning):
     """Probe scores that look like fractions (0-1) given where percentages are expected."""
+
+
+class Measured(NamedTuple):
+    """A score with its standard error (measurement noise, in the score's unit): what a
+    probe score may be wherever one is taken (`{"mmlu_pro": Measured(74.0, 1.5)}`, or any
+    `(score, standard_error)` pair). A results file's `stderr` column (or the binomial rule
+    on its item count `n`) gives one; a plain number is taken as exact."""
+
+    score: float
+    stderr: float
+
+
+def split_measured(shown: str, raw: object) -> tuple[object, float | None]:
+    """(score as given, its standard error or None) of one probe value: a number, or a
+    `(score, standard_error)` pair (a tuple or list of two). The score is checked by the
+    caller (anything else comes back as the score, for the caller to refuse); a
+    standard error that is not a finite number >= 0 is a `ProbeScoreError` naming the
+    benchmark (`shown`: its name as the message shows it, already quoted)."""
+    if not isinstance(raw, tuple | list) or len(raw) != 2:
+        return raw, None  # the caller refuses anything but a number
+    score, stderr = raw
+    if isinstance(stderr, bool) or not isinstance(stderr, int | float | np.number):
+        kind = "text" if isinstance(stderr, str) else type(stderr).__name__
+        raise ProbeScoreError(f"standard error for {shown} must be a number, got {kind}")
+    try:
+        value = float(stderr)
+    except OverflowError:  # an int beyond the float range
+        value = math.inf
+    if not math.isfinite(value) or value < 0:
+        raise ProbeScoreError(
+            f"standard error for {shown} must be a finite number >= 0, got {value:g}"
+        )
+    return score, value
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The measurement noise an observed score is taken with in a comparison: `sd` in the
+    score's unit (0: taken as exact) and `source`, where it comes from ("given": the caller's
+    or a results file's standard error; else the per-benchmark default,
+    `predictor.results.noise`)."""
+
+    sd: float
+    source: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"sd": self.sd, "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -148,13 +197,22 @@ _SIDE_FIELDS = tuple(f.name for f in fields(SideUsed))
 
 class Predictions(dict[str, Prediction]):
     """`{benchmark_id: Prediction}` as `BenchPress.predict` returns it, plus `.side`: the
-    family and release date the fold-in used (`SideUsed`). Compares as the plain dict."""
+    family and release date the fold-in used (`SideUsed`), and `.stderr`: the standard error
+    each probe came with (benchmark id -> SE in its unit; probes given as plain numbers are
+    not in it). Compares as the plain dict."""
 
     side: SideUsed
+    stderr: dict[str, float]
 
-    def __init__(self, items: Mapping[str, Prediction] | None = None, side: SideUsed | None = None):
+    def __init__(
+        self,
+        items: Mapping[str, Prediction] | None = None,
+        side: SideUsed | None = None,
+        stderr: Mapping[str, float] | None = None,
+    ):
         super().__init__(items or {})
         self.side = side or SideUsed()
+        self.stderr = dict(stderr or {})
 
     @property
     def family(self) -> str | None:

@@ -91,8 +91,14 @@ _SCHEMA_V2 = """
 ALTER TABLE cells ADD COLUMN limited BOOLEAN;
 ALTER TABLE cells ADD COLUMN "limit" VARCHAR;
 """
+# v3: a cell of a run over a seeded random subset of the items (`benchpress run --items`):
+# the task's item count (`n` of them scored) and which subset; NULL for every other cell
+_SCHEMA_V3 = """
+ALTER TABLE cells ADD COLUMN items_total BIGINT;
+ALTER TABLE cells ADD COLUMN subset VARCHAR;
+"""
 # (version, DDL) in order; a store written by a newer benchpress is refused, not guessed at
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1), (2, _SCHEMA_V2))
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _SCHEMA_V1), (2, _SCHEMA_V2), (3, _SCHEMA_V3))
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 CELL_COLUMNS = ["model", "source_model", *[c for c in RESULT_SCHEMA if c != "model"]]

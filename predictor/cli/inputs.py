@@ -1,5 +1,6 @@
 """Probe scores as `predict`, `next` and `compare` take them: `--scores name=value,...` and
-`--from PATH` results files.
+`--from PATH` results files. A score may carry its standard error (`--scores mmlu_pro=74+-1.5`;
+a file's `stderr`, or the binomial rule on its item count): the fold-in weighs it by that.
 
 Files, folders and globs of lm-eval, Inspect, Every Eval Ever, HELM or tidy results are read
 (`BenchPress.read_results`); `--scores` add to and override the files' scores. What the files
@@ -85,14 +86,18 @@ def inputs_from(bp: BenchPress, args: argparse.Namespace) -> ResultInputs | None
     return summarise(read_from(bp, args), getattr(args, "from_model", None))
 
 
+Scores = dict[str, float | tuple[float, float]]  # a score, or (score, standard error)
+
+
 def scores_with(
     inputs: ResultInputs | None,
-    extra: dict[str, float] | None,
+    extra: Scores | None,
     resolve: Callable[[str], str],
-) -> tuple[dict[str, float], list[str]]:
-    """(scores, benchmarks whose file score `extra` replaced): the files' scores, then the
-    `--scores` given on the command line, which add to and override them."""
-    scores = dict(inputs.scores) if inputs else {}
+) -> tuple[Scores, list[str]]:
+    """(scores, benchmarks whose file score `extra` replaced): the files' scores (with their
+    standard errors, `ResultInputs.measured`), then the `--scores` given on the command
+    line, which add to and override them."""
+    scores: Scores = dict(inputs.measured) if inputs else {}
     replaced = []
     for name, value in (extra or {}).items():
         benchmark = resolve(name)
@@ -103,8 +108,8 @@ def scores_with(
 
 
 def gathered_scores(
-    bp: BenchPress, args: argparse.Namespace, extra: dict[str, float] | None
-) -> tuple[ResultInputs | None, dict[str, float], list[str]]:
+    bp: BenchPress, args: argparse.Namespace, extra: Scores | None
+) -> tuple[ResultInputs | None, Scores, list[str]]:
     """(file inputs, scores, replaced) of `--from` and `--scores` together, as `predict` and
     `next` take them: `--scores` names checked (twice given, a model's name), the files read,
     and at least one usable score, else the error saying why there is none."""
@@ -146,9 +151,9 @@ class CommandScores:
 
     bp: BenchPress
     inputs: ResultInputs | None
-    scores: dict[str, float]
+    scores: Scores
     replaced: list[str]
-    extra: dict[str, float] | None
+    extra: Scores | None
     side: dict[str, Any]
     names: dict[str, str] = field(default_factory=dict)
 

@@ -106,7 +106,7 @@ def print_result(result: NewBenchmarkPrediction, top: int) -> None:
 
 
 def cmd_predict_benchmark(args: argparse.Namespace) -> int:
-    scores = parse_scores(args.scores)
+    scores = parse_scores(args.scores, stderr=False)
     if len(scores) < MIN_SCORES:
         raise CommandError(
             f"--scores: a new benchmark needs the scores of at least {MIN_SCORES} models, got "

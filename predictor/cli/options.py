@@ -303,6 +303,25 @@ def positive_float(text: str) -> float:
     return value
 
 
+TOKEN_SUFFIXES = {"k": 1e3, "m": 1e6, "g": 1e9}
+
+
+def token_count(text: str) -> int:
+    """argparse type: a number of tokens, `2000000`, `2M`, `500k` or `1.5M` (`--budget-tokens`)."""
+    body = text.strip().replace("_", "").replace(",", "")
+    scale = TOKEN_SUFFIXES.get(body[-1:].lower(), 1.0)
+    number = body[:-1] if scale != 1.0 else body
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of tokens (2000000, 2M, 500k), got {text!r}"
+        ) from None
+    if not math.isfinite(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 token, got {text!r}")
+    return int(round(value))
+
+
 def interval_level(text: str) -> float:
     """argparse type: an interval level (0.9 = 90%), within the bounds the API serves."""
     # deferred: predictor.methods loads numpy; `benchpress --help` imports this module
@@ -316,23 +335,58 @@ def interval_level(text: str) -> float:
 
 
 # --------------------------------------------------------------------------- values
-def parse_scores(text: str) -> dict[str, float]:
-    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}; `80%` is 80."""
-    scores: dict[str, float] = {}
+# how a score's standard error is written after it: `74+-1.5`, `74±1.5`, `74+/-1.5`
+PLUS_MINUS = ("+/-", "+-", "\u00b1")
+
+
+def _number(text: str, name: str, what: str) -> float:
+    number = text.strip()
+    number = number[:-1].rstrip() if number.endswith("%") else number
+    try:
+        return float(number)
+    except ValueError:
+        raise CommandError(f"--scores: {name!r} has a non-numeric {what} {text!r}") from None
+
+
+def split_plus_minus(text: str) -> tuple[str, str | None]:
+    """`74+-1.5` -> ("74", "1.5"); `74` -> ("74", None): a score and its standard error."""
+    for sign in PLUS_MINUS:
+        value, sep, error = text.partition(sign)
+        if sep:
+            return value, error
+    return text, None
+
+
+def parse_scores(text: str, stderr: bool = True) -> dict[str, float | tuple[float, float]]:
+    """`gpqa_diamond=80,hle=20` -> {"gpqa_diamond": 80.0, "hle": 20.0}; `80%` is 80. A
+    score may carry its standard error (`stderr`): `mmlu_pro=74+-1.5` (or `74±1.5`) ->
+    {"mmlu_pro": (74.0, 1.5)}; a standard error that is not a number >= 0 is a usage error
+    naming the benchmark."""
+    scores: dict[str, float | tuple[float, float]] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
             raise CommandError(f"--scores: expected name=value, got {part!r}")
-        if name.strip() in scores:
-            raise CommandError(f"--scores: {name.strip()!r} is given twice")
-        number = value.strip()
-        number = number[:-1].rstrip() if number.endswith("%") else number
-        try:
-            scores[name.strip()] = float(number)
-        except ValueError:
+        name = name.strip()
+        if name in scores:
+            raise CommandError(f"--scores: {name!r} is given twice")
+        value, error = split_plus_minus(value)
+        score = _number(value, name, "value")
+        if error is None:
+            scores[name] = score
+            continue
+        if not stderr:
             raise CommandError(
-                f"--scores: {name.strip()!r} has a non-numeric value {value!r}"
-            ) from None
+                f"--scores: {name!r} has a standard error ({part.strip()!r}); give the score "
+                "alone here"
+            )
+        spread = _number(error, name, "standard error")
+        if not math.isfinite(spread) or spread < 0:
+            raise CommandError(
+                f"--scores: the standard error of {name!r} must be a number >= 0, got "
+                f"{error.strip()!r}"
+            )
+        scores[name] = (score, spread)
     if not scores:
         raise CommandError("--scores: give at least one name=value pair")
     return scores

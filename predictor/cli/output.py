@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from predictor.util.item_subsets import shown_score
 from predictor.util.paths import home_origin
 from predictor.util.text_safety import printable, raw_stream
 
@@ -246,8 +247,24 @@ def _names(names: list[str], limit: int = SHOWN_NAMES) -> str:
     return shown + (f" ... (+{more} more; --json lists all)" if more > 0 else "")
 
 
-def _score(value: float) -> str:
+def _score(value: float | tuple[float, float]) -> str:
+    """A score as given: `74`, or with its standard error `74+-1.5`."""
+    if isinstance(value, tuple):
+        return f"{value[0]:.4g}+-{value[1]:.4g}"
     return f"{value:.4g}"
+
+
+def given_scores(extra: dict[str, float | tuple[float, float]] | None) -> dict[str, object]:
+    """`--scores` for `--json`: {"scores": name -> score} and, when some came with one,
+    {"stderr": name -> standard error}."""
+    scores = {n: v[0] if isinstance(v, tuple) else v for n, v in (extra or {}).items()}
+    stderr = {n: v[1] for n, v in (extra or {}).items() if isinstance(v, tuple)}
+    return {"scores": scores, **({"stderr": stderr} if stderr else {})}
+
+
+def _subset_score(row: dict[str, object], stderr: float | None) -> str:
+    """A subset run's score, told apart from a full run's: `62.5 ±4.8 (100 of 240 items)`."""
+    return shown_score(row["score"], stderr, row["n"] or 0, row["items_total"])
 
 
 def print_inputs(
@@ -257,7 +274,12 @@ def print_inputs(
     count = len(inputs.files)
     formats = ", ".join(inputs.formats)
     model = f" for {printable(inputs.model)}" if inputs.model is not None else ""
-    used = [f"{b}={_score(v)}" for b, v in inputs.scores.items() if b not in replaced]
+    subsets = {r["benchmark_id"]: r for r in inputs.used if r.get("items_total") is not None}
+    used = [
+        f"{b}={_subset_score(subsets[b], inputs.stderr.get(b)) if b in subsets else _score(v)}"
+        for b, v in inputs.scores.items()
+        if b not in replaced
+    ]
     head = f"read {count} file{'s' if count != 1 else ''} ({formats}){model}: "
     head += f"{len(used)} score{'s' if len(used) != 1 else ''} used"
     print(head + (f": {', '.join(used)}" if used else ""))
@@ -283,6 +305,11 @@ def print_inputs(
         print(f"smoke-test scores used (--allow-limited): {_names(inputs.limited)}")
     if inputs.superseded:
         print(f"smoke-test scores not used (a full run's are): {_names(inputs.superseded)}")
+    if inputs.superseded_subsets:
+        print(
+            "subset scores not used (a run over more items is): "
+            f"{_names(inputs.superseded_subsets)}"
+        )
     for note in inputs.notes:
         print(f"note: {printable(note)}")
     if inputs.unmapped or inputs.subtasks:
@@ -294,7 +321,10 @@ def inputs_payload(
 ) -> dict[str, object]:
     """`--json` `inputs`: the rows used with their source, unmapped tasks, notes."""
     payload: dict[str, object] = inputs.as_dict() if inputs else {"used": []}
-    payload["scores"] = dict(extra or {})  # as given with --scores
+    given = given_scores(extra)  # as given with --scores
+    payload["scores"] = given["scores"]
+    if "stderr" in given:
+        payload["scores_stderr"] = given["stderr"]
     payload["replaced_by_scores"] = list(replaced)
     return payload
 

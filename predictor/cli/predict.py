@@ -1,5 +1,6 @@
 """`benchpress predict`: unseen benchmarks predicted from probe scores (`--scores`) or results
-files (`--from`), with intervals."""
+files (`--from`), with intervals. A probe may carry its standard error (`mmlu_pro=74+-1.5`,
+or a file's): the table's `kind` shows it (`probe +-1.5`)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ def _one_decimal(row: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def _kind(observed: bool, stderr: float | None) -> str:
+    """`predicted`, `probe`, or `probe +-1.5` for a probe given with its standard error."""
+    if not observed:
+        return "predicted"
+    return "probe" if stderr is None else f"probe +-{stderr:.2g}"
+
+
 def _percent(p: float | None) -> str:
     """A probability as a whole percentage; blank when there is none."""
     return "" if p is None else f"{100 * p:.0f}%"
@@ -74,7 +82,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
                 **_one_decimal(r),
                 "unit": unit.get(r["benchmark"]) or "",
                 "P(|err|<=5)": _percent(r["p_within_5"]) if not r["observed"] else "",
-                "kind": "probe" if r["observed"] else "predicted",
+                "kind": _kind(r["observed"], predictions.stderr.get(r["benchmark"])),
             }
             for r in shown.to_dicts()
         ]
@@ -87,6 +95,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         "level": args.level,
         "side": predictions.side.as_dict(),
         "predictions": shown.to_dicts(),
+        "stderr": predictions.stderr,  # each probe's standard error, where it had one
     }
     if inputs is not None:
         payload["inputs"] = inputs_payload(inputs, extra, replaced)
@@ -97,8 +106,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def predict_arguments(predict: argparse.ArgumentParser) -> None:
     predict.add_argument(
         "--scores",
-        help="probe scores: name=value,name=value (with --from: added to the files' scores, "
-        "replacing a file's score of the same benchmark)",
+        help="probe scores: name=value,name=value; a score may carry its standard error, "
+        "name=74+-1.5 (or 74±1.5), and then weighs less (with --from: added to the files' "
+        "scores, replacing a file's score of the same benchmark)",
     )
     add_from_options(predict)
     add_side_options(predict)

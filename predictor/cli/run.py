@@ -29,10 +29,12 @@ from predictor.cli.options import (
     positive_int,
     snapshot_reference,
     store_uri,
+    token_count,
 )
 from predictor.cli.output import EXIT_FAILED, CommandError, plural, print_table, printable
 from predictor.harnesses import DEFAULT_HARNESS, either, get_harness, harnesses
 from predictor.runs.settings import parse_task_overrides
+from predictor.util.item_subsets import shown_score
 from predictor.util.text_safety import raw_stream
 
 if TYPE_CHECKING:
@@ -59,6 +61,14 @@ def print_plan(plan: RunPlan) -> None:
 
     tool = get_harness(plan.harness).label
     limited = f", {plan.limit} items per task (a smoke test)" if plan.limit else ""
+    if plan.subset is not None:
+        limited = f", {plan.subset.describe()}"
+    elif plan.subsets:
+        seed = next(iter(plan.subsets.values())).seed
+        limited = (
+            f", a probe plan by cost ({plural(len(plan.subsets), 'task')} on seeded random "
+            f"subsets of their items, seed {seed})"
+        )
     print(
         f"plan: {printable(plan.model)} with {tool} ({plan.model_type}), "
         f"{plural(len(plan.tasks), 'probe')}{limited}, files in {printable(plan.out)}"
@@ -86,6 +96,7 @@ def _follow_ups(args: argparse.Namespace, files: Sequence[str], maps: Sequence[s
     """The commands that use the run's files, as argument lists for `benchpress`."""
     sources = [a for f in files for a in ("--from", f)] + [a for m in maps for a in ("--map", m)]
     # a smoke test's files: read as such on purpose (`cmd_run` asked --allow-limited to store)
+    # (a subset run's are usable probes: nothing to allow)
     sources += ["--allow-limited"] if args.limit is not None else []
     snapshot = ["--version", args.version] + (["--store", args.store] if args.store else [])
     side = [
@@ -150,6 +161,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         bp=bp,
         timeout=args.timeout,
         task_timeout=args.task_timeout,
+        items=args.items,
+        items_seed=args.items_seed,
+        budget_tokens=args.budget_tokens,
     )
     if not args.dry_run and plan.to_run:  # a plan is printed only if its tool can run it
         tool.check_model_type(endpoint.model_type)
@@ -175,6 +189,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"  {printable(benchmark)}: {printable(error)}")
     if scores.limited:
         print(f"scores from {args.limit} items per task (--limit): a smoke test, not the model's")
+    if scores.subsets:
+        asked = f"--items {args.items}" if args.items is not None else "the probe plan"
+        print(
+            f"scores from a seeded random subset of the items ({asked}, seed "
+            f"{args.items_seed}): usable probes, each with its standard error"
+        )
     if not ran:
         return EXIT_FAILED
     files = [str(scores.files[t.benchmark]) for t in ran]
@@ -185,12 +205,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         code = max(code, benchpress_main(command))
     if not any((args.predict, args.compare, args.add, args.track)):
-        print(f"probe scores: {', '.join(f'{b}={v:g}' for b, v in scores.items())}")
+        print(f"probe scores: {', '.join(_shown(scores, b) for b in scores)}")
         # a line that works as printed: your own tasks mapped, a smoke test's scores allowed
         argv = ["--from", str(plan.out), *(a for m in maps for a in ("--map", m))]
         argv += ["--allow-limited"] if args.limit is not None else []
         print(f"predict from them: benchpress predict {printable(shlex.join(argv))}")
     return EXIT_FAILED if scores.failed else code
+
+
+def _shown(scores, benchmark: str) -> str:
+    """`gsm8k=62.5`, or for a subset's score `gsm8k=62.5 ±4.8 (100 of 240 items)`."""
+    found = scores.subsets.get(benchmark)
+    value = scores[benchmark]
+    if found is None:
+        return f"{benchmark}={value:g}"
+    score = value.score if isinstance(value, tuple) else value
+    shown = shown_score(score, found["stderr"], found["items"], found["items_total"])
+    return f"{benchmark}={shown}"
+
+
+def seed_number(text: str) -> int:
+    """argparse type: a whole number >= 0 (`--items-seed`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
 
 
 def run_arguments(run: argparse.ArgumentParser) -> None:
@@ -226,8 +268,9 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--probes",
         default="default",
-        help="benchmarks to run: name,name,... or 'default' (the snapshot's runnable set for "
-        "the tool; generative tasks only for a chat model type)",
+        help="benchmarks to run, in full: name,name,... or 'default' (the snapshot's probe "
+        "plan for the tool: its benchmarks, each on a seeded subset of its items or all; "
+        "generative tasks only for a chat model type)",
     )
     run.add_argument(
         "--task",
@@ -249,6 +292,30 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
         type=positive_int,
         metavar="N",
         help="N items per task: a smoke test whose scores are marked as such",
+    )
+    run.add_argument(
+        "--items",
+        type=positive_int,
+        metavar="N",
+        help="a seeded random subset of N items per task (all of a smaller task): usable "
+        "probes with their standard error, files in --out/items-N; a larger N later extends "
+        "the same subset",
+    )
+    run.add_argument(
+        "--budget-tokens",
+        type=token_count,
+        metavar="N",
+        help="with the default probes: plan them within N tokens (2M, 500k), each task on a "
+        "seeded subset of its items or all, by expected error per token (default: the "
+        "snapshot's plan, within what the default lm-eval set cost before plans, ~8.6M; "
+        "`benchpress probes --runnable TOOL --budget-tokens N` shows it)",
+    )
+    run.add_argument(
+        "--items-seed",
+        type=seed_number,
+        default=0,
+        metavar="S",
+        help="with --items: the seed of the subset (default 0)",
     )
     run.add_argument(
         "--allow-limited",

@@ -36,6 +36,7 @@ from predictor.cli.options import (
     positive_float,
     positive_int,
     target_names,
+    token_count,
 )
 from predictor.cli.output import (
     CommandError,
@@ -48,6 +49,7 @@ from predictor.cli.output import (
     print_inputs,
     print_next_steps,
     print_side,
+    print_table,
     printable,
     progress_bar,
 )
@@ -71,9 +73,12 @@ def _load(args: argparse.Namespace) -> BenchPress:
     return BenchPress.load(args.version, store=args.store)
 
 
-def _parse_model(text: str, bp: BenchPress | None = None) -> tuple[str | None, dict[str, float]]:
-    """`NAME:bench=1,bench=2` or `bench=1,bench=2`. A bare name (`gpt-4o`) is a known model
-    given where a new model's scores go: say where known models go instead."""
+def _parse_model(
+    text: str, bp: BenchPress | None = None
+) -> tuple[str | None, dict[str, float | tuple[float, float]]]:
+    """`NAME:bench=1,bench=2` or `bench=1,bench=2` (a score may carry its standard error,
+    `bench=74+-1.5`). A bare name (`gpt-4o`) is a known model given where a new model's
+    scores go: say where known models go instead."""
     if "=" not in text and text.strip():
         known = ""
         if bp is not None:
@@ -117,7 +122,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from_files = _file_models(bp, args)
     names += [name for name, _ in from_files]
     models += [inputs.model or name for name, inputs in from_files]
-    probes += [inputs.scores for _, inputs in from_files]
+    probes += [inputs.measured for _, inputs in from_files]
     if len(set(names)) < len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise CommandError(f"model {', '.join(map(repr, twice))} is given twice; name each once")
@@ -166,7 +171,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             base=args.base,
         )
         frame = result.to_frame()
-        payload = {"version": bp.version, "rows": frame_rows(frame)}
+        payload = {
+            "version": bp.version,
+            "rows": frame_rows(frame),
+            "measurement_noise": result.measurement_noise(),
+        }
         if defaulted:
             payload["references"] = {"models": refs, "chosen_by": DEFAULT_RULE}
         if result.side is not None:
@@ -218,6 +227,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "version": bp.version,
         "rows": frame_rows(frame),
         "pairwise": frame_rows(result.pairwise()),
+        "measurement_noise": result.measurement_noise(),
         "sides": {name: side.as_dict() for name, side in result.sides.items()},
     }
     if from_files:
@@ -227,6 +237,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_probes(args: argparse.Namespace) -> int:
+    if args.budget_tokens is not None and args.runnable is None:
+        raise CommandError(
+            "--budget-tokens plans the probes of one tool: add --runnable "
+            f"{' or '.join(h.name for h in harnesses())}"
+        )
+    if args.budget_tokens is not None and args.budget is not None:
+        raise CommandError(
+            "--budget (standard runs) and --budget-tokens (tokens) are two budgets: give one"
+        )
     bp = _load(args)
     allow = None if args.allow is None else name_list(args.allow, "--allow")
     chat = chat_only(args.model_type)
@@ -235,6 +254,8 @@ def cmd_probes(args: argparse.Namespace) -> int:
         # a mistyped chat type would choose log-likelihood probes that `run` then refuses
         with contextlib.suppress(ImportError):  # without the tool: nothing to check against
             harness.tool.check_model_type(args.model_type)
+    if args.budget_tokens is not None:
+        return _probe_plan(args, bp, harness, allow, chat)
     with progress_bar(args, desc="probe search", unit="candidate") as bar:
         sel = bp.select_probes(
             k=args.k,
@@ -273,6 +294,74 @@ def cmd_probes(args: argparse.Namespace) -> int:
     payload["tasks"] = frame_rows(frame.select("benchmark", *task_column_names()))
     emit(args, frame, payload=payload, table=table)
     return 0
+
+
+def _probe_plan(args: argparse.Namespace, bp: BenchPress, harness, allow, chat: bool) -> int:
+    """`probes --runnable TOOL --budget-tokens N`: the plan by cost (`BenchPress.plan_probes`)."""
+    from predictor.runs.plan import format_tokens  # deferred: only this branch sizes tokens
+    from predictor.trust.probe_plan import MIN_GAIN  # deferred: as above
+    from predictor.trust.probes import NO_GAIN  # deferred: as above
+
+    with progress_bar(args, desc="probe plan", unit="move") as bar:
+        try:
+            plan = bp.plan_probes(
+                harness.id,
+                args.budget_tokens,
+                chat=chat,
+                targets=target_names(args.targets),
+                allowlist=allow,
+                progress=bar.update_to if bar.enabled else None,
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+    frame = plan.to_frame()
+    rows = [
+        {
+            "step": step,
+            "benchmark": p.benchmark,
+            "task": p.task,
+            "items": f"{p.items} of {p.total}" if p.subset else p.items,
+            "tokens": format_tokens(p.tokens),
+            "expected_medae": f"{p.expected_medae:.2f}",
+        }
+        for step, p in enumerate(plan.probes, start=1)
+    ]
+    named = [] if harness.id == DEFAULT_HARNESS else ["--harness", harness.name]
+    command = ["benchpress", "run", "MODEL", *named, "--model-type", args.model_type or "TYPE"]
+    command += ["--budget-tokens", _token_text(args.budget_tokens), "--predict"]
+
+    def table() -> None:
+        print(
+            f"snapshot {bp.version}: {harness.label} probe plan within "
+            f"{format_tokens(args.budget_tokens)} tokens (expected MedAE of the targets, "
+            f"in-sample, with each subset's sampling noise; no probe: {plan.baseline_error:.2f})"
+        )
+        print_table(rows, ["step", "benchmark", "task", "items", "tokens", "expected_medae"])
+        subsets = sum(p.subset for p in plan.probes)
+        print(
+            f"plan: {len(plan.probes)} tasks ({subsets} on a seeded random subset of their "
+            f"items), {format_tokens(plan.tokens)} tokens, expected MedAE "
+            f"{plan.expected_error:.2f}"
+        )
+        if plan.stopped == NO_GAIN:
+            print(
+                f"below the budget: no other task, and no more items, lowers the expected "
+                f"MedAE by {MIN_GAIN:g} or more"
+            )
+        print("run it and predict:")
+        print(f"  {shlex.join(command)}")
+
+    payload = {"version": bp.version, **plan.as_dict(), "command": shlex.join(command)}
+    emit(args, frame, payload=payload, table=table)
+    return 0
+
+
+def _token_text(tokens: int) -> str:
+    """`2M`, `500k` or `123456`: a token count as `--budget-tokens` takes it, short."""
+    for suffix, scale in (("M", 1_000_000), ("k", 1000)):
+        if tokens % scale == 0:
+            return f"{tokens // scale}{suffix}"
+    return str(tokens)
 
 
 def cmd_next(args: argparse.Namespace) -> int:
@@ -352,7 +441,9 @@ def compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument(
         "--model",
         action="append",
-        help="[NAME:]name=value,name=value (repeat per model)",
+        help="[NAME:]name=value,name=value (repeat per model); a score may carry its standard "
+        "error, name=74+-1.5; observed scores are compared +- their noise (that error, else "
+        "a default per benchmark, stated in the answer)",
     )
     add_from_options(  # --model means a model's scores here: every model of the files is one
         compare,
@@ -375,6 +466,14 @@ def compare_arguments(compare: argparse.ArgumentParser) -> None:
 def probes_arguments(probes: argparse.ArgumentParser) -> None:
     probes.add_argument("--k", type=positive_int, default=5, help="probes to pick (default 5)")
     probes.add_argument("--budget", type=positive_float, help="total cost budget (trust.costs)")
+    probes.add_argument(
+        "--budget-tokens",
+        type=token_count,
+        metavar="N",
+        help="with --runnable: plan the probes by cost within N tokens (2M, 500k): "
+        "benchmarks and how many of their items to run, by expected error per token "
+        "(--k is not used)",
+    )
     probes.add_argument("--targets", help=TARGETS_HELP)
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
     probes.add_argument(
@@ -397,7 +496,8 @@ def probes_arguments(probes: argparse.ArgumentParser) -> None:
 def next_arguments(nxt: argparse.ArgumentParser) -> None:
     nxt.add_argument(
         "--scores",
-        help="known scores: name=value,name=value (with --from: added to the files' scores)",
+        help="known scores: name=value,name=value, a score may carry its standard error "
+        "(name=74+-1.5) (with --from: added to the files' scores)",
     )
     add_from_options(nxt)
     add_side_options(nxt)

@@ -7,7 +7,10 @@ never by a bare name a results file once recorded.
 
 As for lm-eval (`predictor.harnesses.lm_eval`): one task at a time, its native log (`.eval`)
 moved into `<out>/<task>/` once complete, and a task whose successful log for this model and
-sample limit is there is not run again.
+sample limit (or item subset) is there is not run again. A subset of the items (`--items N`,
+`predictor.util.item_subsets`) runs as Inspect's `sample_id` (the ids of the drawn positions
+of the task's dataset, which Inspect records with the dataset's size), and the record of it
+goes into the log's `eval.metadata` (`benchpress_subset`).
 
 Model types are Inspect providers: `vllm`, `hf`, `ollama`, ... run `PROVIDER/MODEL`;
 `openai-api` runs any OpenAI-compatible endpoint as `openai-api/endpoint/MODEL`, with the
@@ -31,6 +34,7 @@ from predictor.harnesses.redact import plain_text
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
 from predictor.harnesses.tool import ProbeTool
 from predictor.util.extras import MissingExtraError, install_hint
+from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, SubsetRecordError
 
 TOOL = "inspect"
 # Inspect's OpenAI-compatible provider `openai-api/<service>/<model>` reads
@@ -121,6 +125,7 @@ class InspectTool(ProbeTool):
     preload = ("inspect_ai",)
     typed_model_args = False  # Inspect's providers take their arguments as text
     key_variable = f"{INSPECT_SERVICE.upper()}_API_KEY"
+    runs_subsets = True
 
     @classmethod
     def variables(cls, endpoint: Endpoint) -> dict[str, str]:
@@ -136,7 +141,14 @@ class InspectTool(ProbeTool):
         when it runs: a wrong name fails the first task)."""
         check_provider(model_type)
 
-    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
+    def finished(
+        self,
+        out: Path,
+        endpoint: Endpoint,
+        task: str,
+        limit: int | None,
+        subset: ItemSubset | None = None,
+    ) -> Path | None:
         from inspect_ai.log import read_eval_log  # deferred: the optional tool, to resume
 
         folder = task_folder(out, task)
@@ -153,6 +165,7 @@ class InspectTool(ProbeTool):
                 and name == _log_task(task).rpartition("/")[2]
                 and log.eval.model == inspect_model(endpoint)
                 and log.eval.config.limit == limit
+                and _same_subset(log.eval, subset)
             ):
                 return path
         return None
@@ -164,6 +177,7 @@ class InspectTool(ProbeTool):
         out: Path,
         limit: int | None,
         options: Mapping[str, Any],
+        subset: ItemSubset | None = None,
     ) -> Path:
         from inspect_ai import eval as inspect_eval  # deferred: the optional tool, to run
 
@@ -182,10 +196,18 @@ class InspectTool(ProbeTool):
         given = {k: v for k, v in endpoint.model_args.items() if k != "base_url"}
         if given:
             kwargs["model_args"] = given
-        kwargs.update(options)
         spec = task
         if "@" in task and not Path(task.partition("@")[0]).is_absolute():
             spec = _in_include_path(task, self.include_path)
+        if subset is not None:
+            record, chosen = _subset(spec, _log_task(task), subset)
+            kwargs["metadata"] = {SUBSET_KEY: record.as_json()}
+            if chosen is not None:
+                kwargs["sample_id"] = chosen
+        given_metadata = options.get("metadata")
+        kwargs.update(options)
+        if subset is not None and isinstance(given_metadata, Mapping):  # the caller's, and ours
+            kwargs["metadata"] = {**given_metadata, SUBSET_KEY: record.as_json()}
         with discard(staging):  # a failed task's log (errors quoting the server) goes too
             try:
                 logs = inspect_eval(spec, **kwargs)
@@ -200,6 +222,45 @@ class InspectTool(ProbeTool):
                 message = getattr(error, "message", None) or "the task did not finish"
                 raise RuntimeError(f"Inspect: {plain_text(message)}")
             return publish(staging, "*.eval", out, task)
+
+
+def _subset(spec: str, name: str, subset: ItemSubset) -> tuple[SubsetRecord, list | None]:
+    """The subset drawn over the task's dataset, and the ids of its samples for Inspect's
+    `sample_id` (None: every sample). Samples without ids get Inspect's own, 1 to n."""
+    from inspect_ai._eval.loader import load_tasks  # deferred: the optional tool, to run
+
+    (loaded,) = load_tasks([spec])
+    ids = [sample.id for sample in loaded.dataset]
+    if all(i is None for i in ids):
+        ids = list(range(1, len(ids) + 1))
+    elif any(i is None for i in ids):
+        raise RuntimeError(
+            f"task {name}: some samples have ids and some not, so a subset of them cannot "
+            "be named; run it without --items"
+        )
+    record = SubsetRecord.drawn(subset, {name: len(ids)})
+    if record.indices is None:
+        return record, None
+    return record, [_literal(ids[i]) for i in record.indices[name]]
+
+
+def _literal(sample_id: object) -> object:
+    """An id as Inspect's `sample_id` matches it literally (it matches ids as glob
+    patterns: `*`, `?` and `[` stand for themselves only in brackets)."""
+    if not isinstance(sample_id, str):
+        return sample_id
+    return "".join(f"[{c}]" if c in "*?[" else c for c in sample_id)
+
+
+def _same_subset(spec, subset: ItemSubset | None) -> bool:
+    """Whether a log ran the subset asked for (none: every sample, no `sample_id`)."""
+    recorded = (getattr(spec, "metadata", None) or {}).get(SUBSET_KEY)
+    if subset is None:
+        return recorded is None and spec.config.sample_id is None
+    try:
+        return recorded is not None and SubsetRecord.from_json(recorded).matches(subset)
+    except SubsetRecordError:
+        return False
 
 
 def _in_include_path(task: str, include_path: Sequence[Path]) -> str:

@@ -7,8 +7,14 @@ and the tool that runs one task in this process through lm-eval's Python API
 Each task runs on its own and its native results file (`results_<date>.json`, as lm-eval's
 `EvaluationTracker` writes it) is moved into `<out>/<task>/` only once complete, so a run
 stopped at any point leaves every finished task usable and nothing half-written where the
-readers look. A task whose file for this model, model type, task version and item limit is
-already there is not run again: re-running a command resumes it.
+readers look. A task whose file for this model, model type, task version and item limit (or
+item subset) is already there is not run again: re-running a command resumes it.
+
+A subset of the items (`--items N`, `predictor.util.item_subsets`) is drawn in the task's
+process from the task's real item counts (each task of a group: lm-eval's
+`simple_evaluate(samples={task: [positions]})`), and recorded in the results file under
+`benchpress_subset` (seed, items asked, the task's item count, the positions and their
+sha256): lm-eval's own file says only how many items ran (`n-samples`), not which.
 
 lm-eval indexes its ~14,700 built-in task configs before it can load one (about 20 s of CPU);
 when every task asked for is a user's own (found in `include_path`), the index is built from
@@ -33,6 +39,7 @@ from predictor.harnesses.endpoint import (
 )
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
 from predictor.harnesses.tool import ProbeTool
+from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, SubsetRecordError
 
 TOOL = "lm_eval"
 # lm-eval reads an API model's key from this variable (its OpenAI-compatible models)
@@ -100,6 +107,7 @@ class LmEvalTool(ProbeTool):
     preload = ("lm_eval.evaluator", "lm_eval.loggers", "lm_eval.models")
     checks_log_probs = True
     key_variable = KEY_VARIABLE
+    runs_subsets = True
 
     def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
         super().__init__(tasks, include_path)
@@ -165,8 +173,16 @@ class LmEvalTool(ProbeTool):
             tokens += sum(_doc_tokens(built, doc) for doc in docs)
         return (items, round(tokens / items)) if items else (None, None)
 
-    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
-        """The results file of an earlier complete run of this task for this model, or None."""
+    def finished(
+        self,
+        out: Path,
+        endpoint: Endpoint,
+        task: str,
+        limit: int | None,
+        subset: ItemSubset | None = None,
+    ) -> Path | None:
+        """The results file of an earlier complete run of this task for this model (the same
+        limit; the same subset of items, or none for a full run), or None."""
         folder = task_folder(out, task)
         files = sorted(folder.glob("results_*.json"), reverse=True) if folder.is_dir() else []
         if not files:
@@ -184,6 +200,7 @@ class LmEvalTool(ProbeTool):
                 and config.get("model") == endpoint.model_type
                 and config.get("limit") == limit
                 and (want_version is None or str(versions.get(task)) == want_version)
+                and _same_subset(doc.get(SUBSET_KEY), subset)
             ):
                 return path
         return None
@@ -195,8 +212,10 @@ class LmEvalTool(ProbeTool):
         out: Path,
         limit: int | None,
         options: Mapping[str, Any],
+        subset: ItemSubset | None = None,
     ) -> Path:
-        """Evaluate one task; the path of its results file, in place once complete."""
+        """Evaluate one task (`subset`: its items in that seeded subset); the path of its
+        results file, in place once complete."""
         from lm_eval import simple_evaluate  # deferred: the optional tool, loaded to run
         from lm_eval.loggers import EvaluationTracker  # deferred: as above
 
@@ -215,13 +234,35 @@ class LmEvalTool(ProbeTool):
         }
         if endpoint.chat:
             kwargs["apply_chat_template"] = True
+        record = self._subset(task, subset) if subset is not None else None
+        if record is not None and record.indices is not None:
+            kwargs["samples"] = record.indices
         kwargs.update(options)
         with discard(staging):  # a failed task leaves nothing behind
             results = simple_evaluate(**kwargs)
             if not results or task not in (results.get("results") or {}):
                 raise RuntimeError(f"lm-eval returned no results for {task}")
+            if record is not None:
+                results[SUBSET_KEY] = record.as_json()
             tracker.save_results_aggregated(results=results, samples=None)
             return publish(staging, "results_*.json", out, task)
+
+    def _subset(self, task: str, subset: ItemSubset) -> SubsetRecord:
+        """The subset's items drawn over the task's real item counts (each task of a group:
+        lm-eval runs a group's task it gets no positions for in full)."""
+        loaded = self.manager.load([task])
+        sizes = {name: len(built.eval_docs or []) for name, built in loaded["tasks"].items()}
+        return SubsetRecord.drawn(subset, sizes)
+
+
+def _same_subset(recorded: object, subset: ItemSubset | None) -> bool:
+    """Whether a results file's subset record (None: a full run) is the run asked for."""
+    if subset is None or recorded is None:
+        return subset is None and recorded is None
+    try:
+        return SubsetRecord.from_json(recorded).matches(subset)
+    except SubsetRecordError:
+        return False
 
 
 def _doc_tokens(task, doc) -> int:

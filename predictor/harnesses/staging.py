@@ -7,7 +7,10 @@ a server sent back, quoted in a tool's log) stays nowhere on disk.
 A run with an item limit (a smoke test) has a folder of its own, `<out>/limited-<N>/`
 (`run_folder`): a later full run into the same `--out` never mixes with it, each resumes on
 its own, and `--from <out>` uses the full run's scores (the readers mark the smoke test's
-rows `limited`, `predictor.results.limited`)."""
+rows `limited`, `predictor.results.limited`). A run over a seeded subset of the items
+(`--items N`) has one too, `<out>/items-<N>/` (`items-<N>-seed-<S>/` for another seed): it
+resumes on its own, and a run over more items is a new folder whose score `--from <out>`
+uses over the smaller run's."""
 
 from __future__ import annotations
 
@@ -17,12 +20,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from predictor.util.item_subsets import ItemSubset
+
 STAGING = ".staging"
 LIMITED_PREFIX = "limited-"
 
 
-def run_folder(out: Path, limit: int | None) -> Path:
-    """`out` for a full run, `<out>/limited-<N>` for a run of N items per task."""
+def run_folder(out: Path, limit: int | None, subset: ItemSubset | None = None) -> Path:
+    """`out` for a full run, `<out>/limited-<N>` for a run of the first N items per task,
+    `<out>/items-<N>` for a seeded subset of N (`ItemSubset.folder`)."""
+    if subset is not None:
+        return out / subset.folder
     return out if limit is None else out / f"{LIMITED_PREFIX}{int(limit)}"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from predictor.harnesses.endpoint import Endpoint
+from predictor.util.item_subsets import ItemSubset
 
 
 class ProbeTool:
@@ -31,6 +32,10 @@ class ProbeTool:
     typed_model_args: ClassVar[bool] = True
     # the environment variable the tool reads the endpoint's key from (None: it gets none)
     key_variable: ClassVar[str | None] = None
+    # the tool runs a seeded random subset of each task's items (`--items N`): `run` and
+    # `finished` then take `subset=` (`predictor.util.item_subsets`); a tool without it
+    # never gets the keyword, and `--items` is refused for it before anything runs
+    runs_subsets: ClassVar[bool] = False
 
     def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
         self.tasks = list(tasks)
@@ -73,8 +78,16 @@ class ProbeTool:
         """(items, estimated tokens per item) of a task outside the facts table."""
         return None, None
 
-    def finished(self, out: Path, endpoint: Endpoint, task: str, limit: int | None) -> Path | None:
-        """The results file of an earlier complete run of this task for this model, or None."""
+    def finished(
+        self,
+        out: Path,
+        endpoint: Endpoint,
+        task: str,
+        limit: int | None,
+        subset: ItemSubset | None = None,
+    ) -> Path | None:
+        """The results file of an earlier complete run of this task for this model (with this
+        limit, or over this subset of items), or None."""
         return None
 
     def run(
@@ -84,7 +97,9 @@ class ProbeTool:
         out: Path,
         limit: int | None,
         options: Mapping[str, Any],
+        subset: ItemSubset | None = None,
     ) -> Path:
-        """Evaluate one task; the path of its results file, in `<out>/<task>/` once complete
+        """Evaluate one task (`subset`: only its items in that seeded subset, recorded in
+        the results file); the path of its results file, in `<out>/<task>/` once complete
         (`predictor.harnesses.staging`)."""
         raise NotImplementedError

@@ -16,7 +16,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from predictor.methods.base import NotSupportedError, Placement, check_side
-from predictor.methods.common import check_level, check_values, round_state
+from predictor.methods.common import (
+    check_level,
+    check_values,
+    measurement_variance_z,
+    round_state,
+)
 from predictor.transforms import ScaleTransform
 
 _PARAMS = (
@@ -269,16 +274,19 @@ class LowRankCompleter:
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Predict every benchmark for a NEW model from its known scores (NaN = unknown).
 
         Each seed's bias and factors for the new row are a ridge fit against that seed's
         benchmark factors; the matrix itself is not refitted. With `return_z` also returns the
-        ensemble z-space prediction.
+        ensemble z-space prediction. `noise_sd` (per benchmark, original units; NaN or 0 =
+        exact): the known scores' measurement noise, which weights each in the ridge fit by
+        s^2 / (s^2 + e^2) (s: the residual noise scale, e: its noise in z-space).
         """
         self._no_side(features, group)
         row = self._check_row(row)
-        z_row = self._fold_in_z(row)
+        z_row = self._fold_in_z(row, noise_sd)
         pred = self.transform_.inverse(z_row)
         if keep_observed:
             pred = np.where(np.isnan(row), pred, row)
@@ -291,12 +299,17 @@ class LowRankCompleter:
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) for a new model, using the same CV half-widths as `predict_interval`."""
+        """(low, high) for a new model, using the same CV half-widths as `predict_interval`
+        (around the fold-in weighted by `noise_sd`, as in `fold_in`; the widths are the
+        recipe's cross-validated ones either way)."""
         self._no_side(features, group)
         row = self._check_row(row)
         # never of zero width for a new model (`ScaleTransform.interval`)
-        low, high = self.transform_.interval(self._fold_in_z(row), self.interval_halfwidth_z(level))
+        low, high = self.transform_.interval(
+            self._fold_in_z(row, noise_sd), self.interval_halfwidth_z(level)
+        )
         if keep_observed:
             known = ~np.isnan(row)
             low, high = np.where(known, row, low), np.where(known, row, high)
@@ -311,14 +324,19 @@ class LowRankCompleter:
             raise ValueError("row contains infinite entries; use NaN for unknown scores")
         return row
 
-    def _fold_in_z(self, row: np.ndarray) -> np.ndarray:
+    def _fold_in_z(self, row: np.ndarray, noise_sd: np.ndarray | None = None) -> np.ndarray:
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
         v = self.benchmark_factors_[:, known, :]  # (S, k, r)
         design = np.concatenate([np.ones(v.shape[:2] + (1,)), v], axis=2)
         target = z_known[None, :] - self.mu_[:, None] - self.benchmark_bias_[:, known]
-        gram = design.transpose(0, 2, 1) @ design + self.alpha * np.eye(self.rank + 1)
-        rhs = (design.transpose(0, 2, 1) @ target[..., None])[..., 0]
+        extra = measurement_variance_z(self.transform_, row, noise_sd)
+        weighted = design.transpose(0, 2, 1)  # (S, r + 1, k)
+        if extra is not None:  # a noisy score counts for less: s^2 / (s^2 + e^2)
+            residual = self._residual_sd() ** 2
+            weighted = weighted * (residual / (residual + extra[known]))
+        gram = weighted @ design + self.alpha * np.eye(self.rank + 1)
+        rhs = (weighted @ target[..., None])[..., 0]
         sol = np.linalg.solve(gram, rhs[..., None])[..., 0]  # (S, r + 1)
         z = (
             self.mu_[:, None]
@@ -335,10 +353,11 @@ class LowRankCompleter:
         width: float = 5.0,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, None]:
         """(prediction, low, high, None): no predictive distribution, so no P(|error| <= width)."""
-        low, high = self.fold_in_interval(row, level=level)
-        return self.fold_in(row), low, high, None
+        low, high = self.fold_in_interval(row, level=level, noise_sd=noise_sd)
+        return self.fold_in(row, noise_sd=noise_sd), low, high, None
 
     def _no_side(self, features: Any, group: Any) -> None:
         # a fold-in's side information is simply not used by this method: the answer says so
@@ -362,14 +381,14 @@ class LowRankCompleter:
     def predict_within(self, width: float = 5.0) -> np.ndarray:
         raise NotSupportedError(f"{_NO_PREDICTIVE}: no P(|error| <= {width:g}) per cell")
 
-    def fold_in_predictive(self, row, features=None, group=None):
+    def fold_in_predictive(self, row, features=None, group=None, noise_sd=None):
         raise NotSupportedError(f"{_NO_PREDICTIVE}: no fold-in predictive scale")
 
     def interval_multiplier(self, level: float) -> float:
         raise NotSupportedError(f"{_NO_PREDICTIVE}: its intervals are not calibrated by factor")
 
     def fold_in_draws(
-        self, row, n_draws=4000, random_state=0, level=0.9, features=None, group=None
+        self, row, n_draws=4000, random_state=0, level=0.9, features=None, group=None, noise_sd=None
     ):
         raise NotSupportedError(f"{_NO_PREDICTIVE}: it has no predictive draws")
 

@@ -90,7 +90,14 @@ class Completer(Protocol):
 
     `row` arguments are one new model's scores over the fitted benchmarks (NaN = unknown);
     `features` its side features in original units (a release year) and `group` its family
-    name; None means what the fit assumes for a new model (`new_model_side`)."""
+    name; None means what the fit assumes for a new model (`new_model_side`). `noise_sd`
+    (per benchmark, original units; NaN or 0 = exact; None = every score exact) is the
+    measurement noise of the row's known scores beyond what the fit's own noise holds: a
+    method adds it to those cells' noise (converted into its space through the transform's
+    local slope, `predictor.methods.common.measurement_variance_z`), so a noisy score moves
+    the answer less and widens the intervals; one without a noise model may weight by it.
+    Callers pass it only when some score is noisy, so a method without the keyword still
+    serves exact probes."""
 
     method: ClassVar[str]  # registry name, written into snapshot state
     label: ClassVar[str]  # what the page and `benchpress evaluate` call it
@@ -132,6 +139,7 @@ class Completer(Protocol):
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
 
     def fold_in_interval(
@@ -141,6 +149,7 @@ class Completer(Protocol):
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
     def fold_in_summary(
@@ -150,10 +159,15 @@ class Completer(Protocol):
         width: float = 5.0,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]: ...
 
     def fold_in_predictive(
-        self, row: np.ndarray, features: np.ndarray | None = None, group: str | None = None
+        self,
+        row: np.ndarray,
+        features: np.ndarray | None = None,
+        group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
     def interval_multiplier(self, level: float) -> float: ...
@@ -166,6 +180,7 @@ class Completer(Protocol):
         level: float = 0.9,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray: ...
 
     def batch_fold_in(self, values: np.ndarray, n_draws: int | None = None) -> Any: ...

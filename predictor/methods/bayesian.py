@@ -58,6 +58,7 @@ from predictor.methods.common import (
     check_level,
     check_row,
     check_values,
+    measurement_variance_z,
     student_t_cdf,
     student_t_quantile,
 )
@@ -1049,6 +1050,7 @@ class BayesianCompleter:
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Predict every benchmark for a NEW model from its known scores (NaN = unknown).
 
@@ -1056,9 +1058,11 @@ class BayesianCompleter:
         their Gaussian posterior given its known cells (prior: that draw's population of
         models; Student-t weights by a few reweighting steps); predictions average the draws.
         The matrix is not refitted. With `return_z` also returns the z-space prediction.
+        `noise_sd` (per benchmark, original units; NaN or 0 = exact): measurement noise of
+        the known scores, added to those cells' noise variance (`_fold_in_posterior`).
         """
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, _ = self._fold_in_z(row, features, group)
+        z_row, _ = self._fold_in_z(row, features, group, noise_sd)
         pred = self.transform_.inverse(z_row)
         if keep_observed:
             pred = np.where(np.isnan(row), pred, row)
@@ -1070,10 +1074,12 @@ class BayesianCompleter:
         width: float = 5.0,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray:
         """P(|true score - fold-in prediction| <= width) per benchmark; known scores: 1."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        return self._fold_in_within(row, *self._fold_in_z(row, features, group), width)
+        z_row, var = self._fold_in_z(row, features, group, noise_sd)
+        return self._fold_in_within(row, z_row, var, width)
 
     def new_model_side(self) -> tuple[np.ndarray | None, list[str]]:
         """What a model folded in without side information is assumed to have: its features
@@ -1130,12 +1136,16 @@ class BayesianCompleter:
         return np.where(np.isnan(row), p, 1.0)
 
     def fold_in_predictive(
-        self, row: np.ndarray, features: np.ndarray | None = None, group: str | None = None
+        self,
+        row: np.ndarray,
+        features: np.ndarray | None = None,
+        group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(mean, scale) in z-space of a new model's predictive per benchmark: the Student-t
         (nu) the uncalibrated intervals use is mean +- interval_scale x t_q x scale."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features, group)
+        z_row, var = self._fold_in_z(row, features, group, noise_sd)
         return z_row, np.sqrt(var + self.new_model_noise_ * self.benchmark_noise_)
 
     def fold_in_predictive_many(
@@ -1143,11 +1153,15 @@ class BayesianCompleter:
         rows: np.ndarray,
         features: np.ndarray | None = None,
         groups: Sequence[str | None] | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """`fold_in_predictive` of every row of `rows` (n, m), with `features` (n, f) and
-        `groups` (n) per row, in stacked numpy operations (`bayesian_many`): (mean, scale)
-        (n, m). The fold-in calibration of thousands of held-out models runs on it."""
-        return fold_in_predictive_many(self, rows, features, groups, _FOLD_IN_REWEIGHTS)
+        """`fold_in_predictive` of every row of `rows` (n, m), with `features` (n, f),
+        `groups` (n) and `noise_sd` (n, m) per row, in stacked numpy operations
+        (`bayesian_many`): (mean, scale) (n, m). The fold-in calibration of thousands of
+        held-out models runs on it."""
+        return fold_in_predictive_many(
+            self, rows, features, groups, _FOLD_IN_REWEIGHTS, noise_sd=noise_sd
+        )
 
     def fold_in_interval(
         self,
@@ -1156,13 +1170,14 @@ class BayesianCompleter:
         keep_observed: bool = True,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) for a new model, from the same predictive as `predict_interval`.
 
         With `fold_in_calibration_` set (see `predictor.fit.calibration`) the half-width is
         scaled by the conformal factor of the row's number of known scores and `level`."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features, group)
+        z_row, var = self._fold_in_z(row, features, group, noise_sd)
         return self._fold_in_bounds(row, z_row, var, level, keep_observed, features)
 
     def _calibration_factor(self, row: np.ndarray, level: float, features: Any) -> float:
@@ -1204,11 +1219,12 @@ class BayesianCompleter:
         width: float = 5.0,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(prediction, low, high, P(|error| <= width)) for a new model from ONE fold-in pass:
         what `fold_in`, `fold_in_interval` and `fold_in_within` give (known scores kept)."""
         row = check_row(row, self.benchmark_params_.shape[1])
-        z_row, var = self._fold_in_z(row, features, group)
+        z_row, var = self._fold_in_z(row, features, group, noise_sd)
         mean = np.where(np.isnan(row), self.transform_.inverse(z_row), row)
         low, high = self._fold_in_bounds(row, z_row, var, level, True, features)
         return mean, low, high, self._fold_in_within(row, z_row, var, width)
@@ -1231,7 +1247,11 @@ class BayesianCompleter:
         return (row - self.feature_mean_) / self.feature_std_
 
     def inferred_features(
-        self, row: np.ndarray, features: np.ndarray | None = None, group: str | None = None
+        self,
+        row: np.ndarray,
+        features: np.ndarray | None = None,
+        group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """(posterior mean, sd) in original units of the features a fold-in did not know
         (NaN in `features`; a release date inferred from the probe scores), NaN where the
@@ -1240,7 +1260,7 @@ class BayesianCompleter:
         if not np.isnan(feats).any():
             return None
         row = check_row(row, self.benchmark_params_.shape[1])
-        _, _, theta, cov = self._fold_in_posterior(row, features, group)
+        _, _, theta, cov = self._fold_in_posterior(row, features, group, noise_sd)
         d = 1 + int(self.rank)
         latent = np.flatnonzero(np.isnan(feats))
         x = theta[:, d:]  # (S, L)
@@ -1252,10 +1272,14 @@ class BayesianCompleter:
         return mean, sd
 
     def _fold_in_z(
-        self, row: np.ndarray, features: np.ndarray | None, group: str | None = None
+        self,
+        row: np.ndarray,
+        features: np.ndarray | None,
+        group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance of the new row's mean function, per benchmark."""
-        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group)
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group, noise_sd)
         mean_draws = offset + (design_all @ theta[..., None])[..., 0]  # (S, m)
         param_var = np.einsum("smi,sij,smj->sm", design_all, cov, design_all)
         mean = mean_draws.mean(axis=0)
@@ -1315,11 +1339,18 @@ class BayesianCompleter:
         return means, precision
 
     def _fold_in_posterior(
-        self, row: np.ndarray, features: np.ndarray | None, group: str | None = None
+        self,
+        row: np.ndarray,
+        features: np.ndarray | None,
+        group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per kept draw s: the offset (S, m) and design (S, m, d) of every benchmark, and the
         Gaussian posterior mean (S, d) and covariance (S, d, d) of the new row's parameters.
-        `group` names the model's family (see `model_prior`)."""
+        `group` names the model's family (see `model_prior`). `noise_sd`: the known scores'
+        measurement noise (original units), whose z-space variance is added to each such
+        cell's noise variance 1 / (tau_j / rho): a noisy score weighs less in the posterior
+        (`predictor.methods.common.measurement_variance_z`)."""
         d = 1 + int(self.rank)
         known = ~np.isnan(row)
         z_known = self.transform_.transform(row)[known]
@@ -1333,6 +1364,9 @@ class BayesianCompleter:
         design = design_all[:, known]  # (S, k, d + latent)
         target = z_known[None, :] - offset[:, known]
         base_w = self.benchmark_precision_[:, known] / self.new_model_noise_
+        extra = measurement_variance_z(self.transform_, row, noise_sd)
+        if extra is not None:  # the cell's noise variance plus its measurement noise
+            base_w = 1.0 / (1.0 / base_w + extra[known])
         prior_mean, prior_prec = self._with_latent_prior(*self.model_prior(group), latent)
         prior_shift = (prior_prec @ prior_mean[..., None])[..., 0]
         weight = base_w
@@ -1354,9 +1388,11 @@ class BayesianCompleter:
         level: float = 0.9,
         features: np.ndarray | None = None,
         group: str | None = None,
+        noise_sd: np.ndarray | None = None,
     ) -> np.ndarray:
         """(n_draws, m) joint predictive draws of a new model's scores, original units; known
-        scores are returned as given in every draw.
+        scores are returned as given in every draw (`noise_sd`: their measurement noise, as
+        in `fold_in`).
 
         The same predictive as `fold_in_interval`, jointly over benchmarks: draw k takes kept
         draw s = k mod S of the benchmark parameters and samples the new row's parameters
@@ -1372,7 +1408,7 @@ class BayesianCompleter:
         if n_draws < 1:
             raise ValueError(f"n_draws must be >= 1, got {n_draws}")
         scale = self.interval_scale * self._calibration_factor(row, level, features)
-        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group)
+        offset, design_all, theta, cov = self._fold_in_posterior(row, features, group, noise_sd)
         n_kept, m, d = design_all.shape
         z_mean = (offset + (design_all @ theta[..., None])[..., 0]).mean(axis=0)
         rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))

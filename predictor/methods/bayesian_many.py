@@ -24,6 +24,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from predictor.methods.bayesian_fitted import FittedBayesian
+from predictor.methods.common import measurement_variance_z
 
 # A fitted completer's new-model prior per (family, unknown features): a calibration folds
 # in each held-out model 22 times against the same completer.
@@ -39,9 +40,11 @@ def fold_in_predictive_many(
     features: np.ndarray | None = None,
     groups: Sequence[str | None] | None = None,
     reweights: int = 3,
+    noise_sd: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(mean, scale) (n, m) in z-space of each row's predictive, as `fold_in_predictive`
-    gives for that row with `features[i]` (None: every row without) and `groups[i]`."""
+    gives for that row with `features[i]` (None: every row without), `groups[i]` and
+    `noise_sd[i]` (the known scores' measurement noise, original units; None: all exact)."""
     m = completer.benchmark_params_.shape[1]
     rows = np.asarray(rows, dtype=float)
     if rows.ndim != 2 or rows.shape[1] != m:
@@ -53,6 +56,7 @@ def fold_in_predictive_many(
     if len(groups) != n:
         raise ValueError(f"groups must have {n} entries, got {len(groups)}")
     feats = _standardised(completer, features, n)
+    extra = measurement_variance_z(completer.transform_, rows, noise_sd)
     mean, scale = np.empty((n, m)), np.empty((n, m))
     noise = completer.new_model_noise_ * completer.benchmark_noise_
     # rows stack when the same features are unknown (their vectors have the same length)
@@ -62,7 +66,13 @@ def fold_in_predictive_many(
         for start in range(0, len(members), _CHUNK):
             part = members[start : start + _CHUNK]
             z, var = _stacked_z(
-                completer, rows[part], feats[part], latent, [groups[i] for i in part], reweights
+                completer,
+                rows[part],
+                feats[part],
+                latent,
+                [groups[i] for i in part],
+                reweights,
+                None if extra is None else extra[part],
             )
             mean[part], scale[part] = z, np.sqrt(var + noise)
     return mean, scale
@@ -101,9 +111,11 @@ def _stacked_z(
     latent: np.ndarray,
     groups: list[str | None],
     reweights: int,
+    extra: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """`_fold_in_z` of B rows whose unknown features are `latent`: (mean, variance) (B, m).
-    Arrays are (draws S, rows B, benchmarks m), vectors of length w = 1 + rank + latent."""
+    Arrays are (draws S, rows B, benchmarks m), vectors of length w = 1 + rank + latent;
+    `extra` (B, m): the known cells' measurement variance in z-space, or None."""
     d = 1 + int(completer.rank)
     known = ~np.isnan(rows)  # (B, m)
     col = completer.benchmark_params_  # (S, m, d + f)
@@ -119,7 +131,10 @@ def _stacked_z(
         z = completer.transform_.transform(rows)
     target = np.where(known, z - offset, 0.0)  # (S, B, m)
     cell_w = completer.benchmark_precision_ / completer.new_model_noise_  # (S, m)
-    base_w = np.where(known, cell_w[:, None, :], 0.0)
+    if extra is None:
+        base_w = np.where(known, cell_w[:, None, :], 0.0)
+    else:  # each cell's noise variance plus its measurement noise
+        base_w = np.where(known, 1.0 / (1.0 / cell_w[:, None, :] + extra[None]), 0.0)
     low_i, low_j = np.tril_indices(width)  # the packed entries, row by row
     products = design[..., low_i] * design[..., low_j]  # (S, m, P): x_i x_j per benchmark
     prior_mean, prior_prec = _priors(completer, groups, latent)

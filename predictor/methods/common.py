@@ -45,6 +45,33 @@ def check_row(row: Any, n_columns: int) -> np.ndarray:
     return row
 
 
+def measurement_variance_z(transform: Any, rows: np.ndarray, noise_sd: Any) -> np.ndarray | None:
+    """The measurement noise of known scores as a variance in z-space, to add to those
+    cells' noise in a fold-in (the completer contract's `noise_sd`): `noise_sd` is a standard
+    error per cell of `rows` (same shape; 1-D rows take one per benchmark) in original units,
+    NaN or 0 where the score is exact; converted through the transform's local slope
+    (`ScaleTransform.stderr_z`). None when nothing is noisy (the fold-in is then exactly
+    the one without), else 0 wherever a cell is unknown or exact. A negative or infinite
+    entry is a ValueError."""
+    if noise_sd is None:
+        return None
+    rows = np.asarray(rows, dtype=float)
+    sd = np.asarray(noise_sd, dtype=float)
+    if sd.shape != rows.shape:
+        raise ValueError(
+            f"noise_sd must have the shape of the row(s), {rows.shape}, got {sd.shape}"
+        )
+    sd = np.where(np.isnan(sd), 0.0, sd)
+    if np.isinf(sd).any() or (sd < 0).any():
+        raise ValueError("noise_sd must be >= 0 and finite (NaN or 0: an exact score)")
+    noisy = (sd > 0) & ~np.isnan(rows)
+    if not noisy.any():
+        return None
+    with np.errstate(invalid="ignore"):
+        step = transform.stderr_z(rows, sd)
+    return np.where(noisy, step, 0.0) ** 2
+
+
 @lru_cache(maxsize=16)
 def _t_table(dof: float) -> tuple[np.ndarray, np.ndarray]:
     """(theta grid, P(0 < T < sqrt(dof) tan(theta)) / P(T > 0)) for Student's t.

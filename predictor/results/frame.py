@@ -23,8 +23,9 @@ NOT_RUN = "not_run"  # the tool says the metric was not computed (HELM's -1)
 # not hold it (too few models scored it to be a probe); benchmark_id and score are kept
 NOT_FITTED = "not_fitted"
 # set by `read_results` (`predictor.results.limited`): a score of a run over part of the items
-# (the tool's `limit`, a smoke test) where a full run of the same model scored the benchmark
-# too; benchmark_id and score are kept, the full run's score is the one used
+# (the tool's `limit`, a smoke test; or a subset, `--items`) where a run of the same model
+# over more of them (a full run, a larger subset) scored the benchmark too; benchmark_id and
+# score are kept, that run's score is the one used
 LIMITED = "limited"
 
 RESULT_SCHEMA: dict[str, pl.DataType] = {
@@ -51,6 +52,10 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     # `eval.config.limit`): a smoke test's score, refused unless `--allow-limited`
     "limited": pl.Boolean,
     "limit": pl.String,  # the limit as the tool recorded it (`2`, `0.1`, `10-20`), if any
+    # the run scored a random subset of the task's items (`benchpress run --items`): `n` of
+    # `items_total`, a usable score with its standard error (not `limited`); null otherwise
+    "items_total": pl.Int64,
+    "subset": pl.String,  # which subset: `seed 0, sha256 1a2b3c4d5e6f`, as recorded
 }
 
 
@@ -87,6 +92,8 @@ class RawResult:
     benchmark_id: str | None = None  # set by readers whose files name our ids (tidy)
     limit: str | None = None  # the run's item limit as recorded (`2`, `0.1`, `10-20`)
     limited: bool = False  # the limit left out items of this task: a smoke test's score
+    items_total: int | None = None  # a subset run: the task's items (`n` of them scored)
+    subset: str | None = None  # a subset run: which subset (seed, digest of the items)
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:

@@ -20,14 +20,18 @@ import polars as pl
 
 from predictor.results.frame import LIMITED, MAPPED, NOT_FITTED, NOT_RUN, OTHER_METRIC, UNMAPPED
 from predictor.results.limited import describe
+from predictor.results.noise import binomial_stderr
 from predictor.results.probes import SAME_SCORE, model_rows, models_in, probe_scores
+from predictor.util.item_subsets import items_text
+from predictor.values import Measured
 
 USED_COLUMNS = (
     "benchmark_id", "score", "stderr", "task", "metric", "raw_score", "unit", "n", "n_shot",
-    "note", "format", "tool", "tool_version", "file",
+    "note", "format", "tool", "tool_version", "file", "items_total", "subset",
 )  # fmt: skip
 READ_COLUMNS = ("model", "status", "group", *USED_COLUMNS, "limited", "limit")
-OPTIONAL_COLUMNS = ("limited", "limit")  # absent from frames written before they were added
+# absent from frames written before they were added
+OPTIONAL_COLUMNS = ("limited", "limit", "items_total", "subset")
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,20 @@ class ResultInputs:
     # (only when the caller allowed them), and limited scores a full run's score replaced
     limited: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
+    # "gsm8k (100 of 240 items, FILE)": subset scores a run over more items replaced
+    superseded_subsets: list[str] = field(default_factory=list)
+    # benchmark_id -> standard error of the score used: the file's, else the binomial rule on
+    # the items it scored (`n`, for accuracies); benchmarks with neither are not in it
+    stderr: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def measured(self) -> dict[str, float | Measured]:
+        """The scores as the API takes them with their noise: `Measured(score, stderr)` where
+        a standard error is known (`stderr`), the plain score elsewhere."""
+        return {
+            b: Measured(s, self.stderr[b]) if b in self.stderr else s
+            for b, s in self.scores.items()
+        }
 
     @property
     def units_known(self) -> bool:
@@ -71,6 +89,8 @@ class ResultInputs:
             "notes": self.notes,
             "limited": self.limited,
             "superseded_limited": self.superseded,
+            "superseded_subsets": self.superseded_subsets,
+            "stderr": self.stderr,
         }
 
 
@@ -110,7 +130,9 @@ def _summary(
         not_fitted.setdefault(r["benchmark_id"], r["task"])
     shown = [{name: r[name] for name in USED_COLUMNS} for r in used.values()]
     limited = [_limited(r) for r in used.values() if r["limited"]]
-    superseded = _unique(_limited(r) for r in by_status.get(LIMITED, ()))
+    replaced = by_status.get(LIMITED, ())
+    superseded = _unique(_limited(r) for r in replaced if r["items_total"] is None)
+    smaller = _unique(_subset(r) for r in replaced if r["items_total"] is not None)
     return ResultInputs(
         model=model,
         files=files,
@@ -125,7 +147,25 @@ def _summary(
         notes=_unique(f"{r['benchmark_id']}: {r['note']}" for r in shown if r["note"]),
         limited=limited,
         superseded=superseded,
+        superseded_subsets=smaller,
+        stderr={b: se for b, r in used.items() if (se := _stderr(r)) is not None},
     )
+
+
+def _stderr(row: dict[str, object]) -> float | None:
+    """A used row's standard error: the file's, else the binomial rule on its `n` items for
+    a score the file states as an accuracy (a fraction or a percentage); else None."""
+    if row["stderr"] is not None:
+        return float(row["stderr"])
+    n = row["n"]
+    if isinstance(n, int) and n > 0 and row["unit"] in ("fraction", "percent"):
+        return binomial_stderr(float(row["score"]), n)
+    return None
+
+
+def _subset(row: dict[str, object]) -> str:
+    """`gsm8k (100 of 240 items, FILE)`: a subset run's score and where it is from."""
+    return f"{row['benchmark_id']} ({items_text(row['n'] or 0, row['items_total'])}, {row['file']})"
 
 
 def _limited(row: dict[str, object]) -> str:

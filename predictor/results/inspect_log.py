@@ -11,7 +11,11 @@ A `stderr` metric is not a row: it is the stderr of its sibling metrics. `n` is 
 scored samples (older logs: the completed samples), the time Inspect's `eval.created`, the
 version the log's `packages.inspect_ai` (else the installed Inspect's). An eval run with a
 `limit` (`eval.config.limit`) that left out samples of its dataset marks its rows `limited`
-(a smoke test's scores: `predictor.results.limited`).
+(a smoke test's scores: `predictor.results.limited`); one run on chosen samples
+(`eval.config.sample_id`, e.g. `benchpress run --items N`, whose `benchpress_subset` record in
+`eval.metadata` says how they were drawn) scored a subset of its dataset: its rows carry the
+dataset's size (`items_total`) and the subset, usable, with the log's standard error or else
+the binomial one for an accuracy.
 
 A log that did not finish (`status` other than `success`) or holds no results is refused,
 naming the status and what to do.
@@ -41,6 +45,12 @@ from predictor.results.formats import ResultFormat
 from predictor.results.frame import RawResult
 from predictor.results.limited import limit_text
 from predictor.results.result_file import MAX_FILE_BYTES, ResultFile
+from predictor.util.item_subsets import (
+    SUBSET_KEY,
+    SubsetRecord,
+    SubsetRecordError,
+    fraction_stderr,
+)
 from predictor.util.scratch import sweep_orphans
 
 TOOL = "inspect_ai"
@@ -467,6 +477,7 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
     config = getattr(spec, "config", None)
     limit = limit_text(getattr(config, "limit", None))
     limited = _limited(getattr(config, "limit", None), getattr(spec, "dataset", None))
+    items_total, subset = _subset(file, spec) if not limited else (None, None)
     results = log.results
     rows: dict[str, RawResult] = {}
     for index, score in enumerate(results.scores):
@@ -483,21 +494,24 @@ def _rows(file: ResultFile, log) -> list[RawResult]:
                 continue
             name = f"{prefix}/{key}"
             value = float(metric.value) if metric.value is not None else None
+            unit = metric_unit(key, value) if value is not None else "value"
             row = RawResult(
                 model=spec.model,
                 task=spec.task,
                 metric=name,
                 value=value,
-                unit=metric_unit(key, value) if value is not None else "value",
+                unit=unit,
                 tool=TOOL,
                 format=FORMAT.id,
                 tool_version=tool_version,
-                stderr=stderr,
+                stderr=fraction_stderr(value, n, unit) if stderr is None and subset else stderr,
                 n=n,
                 n_shot=n_shot,
                 evaluated_at=spec.created,
                 limit=limit,
                 limited=limited,
+                items_total=items_total,
+                subset=subset,
                 extra={
                     "scorer": score.scorer,
                     "reducer": score.reducer,
@@ -535,6 +549,41 @@ def _limited(limit: object, dataset: object) -> bool:
         whole = isinstance(start, int) and isinstance(stop, int) and start <= 0 and stop >= samples
         return not whole
     return True
+
+
+def _subset(file: ResultFile, spec) -> tuple[int | None, str | None]:
+    """(the dataset's size, which subset) of an eval run on chosen samples
+    (`config.sample_id`) that left some of its dataset out; (None, None) otherwise."""
+    config = getattr(spec, "config", None)
+    chosen = getattr(config, "sample_id", None)
+    dataset = getattr(spec, "dataset", None)
+    total = getattr(dataset, "samples", None)
+    if chosen is None or not isinstance(total, int) or isinstance(total, bool):
+        return None, None
+    ids = getattr(dataset, "sample_ids", None)
+    scored = len(ids) if isinstance(ids, list) else len(chosen) if isinstance(chosen, list) else 1
+    if scored >= total:
+        return None, None
+    recorded = (getattr(spec, "metadata", None) or {}).get(SUBSET_KEY)
+    if recorded is None:
+        return total, "not recorded (samples chosen outside benchpress)"
+    try:
+        record = SubsetRecord.from_json(recorded, f"eval.metadata.{SUBSET_KEY}")
+    except SubsetRecordError as exc:
+        raise ResultsError(
+            file.path,
+            f"a broken subset record: {exc}",
+            exc.field,
+            hint="benchpress run --items writes it; was the log edited? re-run the task",
+        ) from None
+    if record.scored != scored:
+        raise ResultsError(
+            file.path,
+            f"the subset record names {record.scored} samples, the eval ran {scored}",
+            f"eval.metadata.{SUBSET_KEY}.scored",
+            hint="was the log edited? re-run the task",
+        )
+    return total, record.provenance()
 
 
 def _stderr(metrics) -> float | None:

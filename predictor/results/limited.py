@@ -7,11 +7,17 @@ rows `limited` (with the `limit` as recorded), unless the file shows that the li
 no item of the task (lm-eval's `n-samples` effective count equal to the original one,
 Inspect's dataset no larger than the limit).
 
-`mark_superseded`: where a full run of the same model scored the benchmark too (a smoke test
-and the real run under one `--out`), the limited rows get the status `limited` (kept and
-listed, never used) and the full run's score is used. `limited_checked`: the limited scores
-still to be used are refused, naming the file and the limit, unless the caller allows them
-(`--allow-limited`, `allow_limited=True`), which is then said in a `LimitedScoresWarning`."""
+A random subset of the items (`benchpress run --items N`: rows with `items_total`, not
+`limited`) is not a smoke test: its score estimates the full run's, with its standard error,
+and is used.
+
+`mark_superseded`: where a run of the same model over more of the items scored the benchmark
+too (a smoke test, a subset and the full run under one `--out`), the rows of the smaller run
+get the status `limited` (kept and listed, never used) and the larger run's score is used: a
+full run over any subset, a larger subset over a smaller one, any subset over a smoke test.
+`limited_checked`: the limited scores still to be used are refused, naming the file and the
+limit, unless the caller allows them (`--allow-limited`, `allow_limited=True`), which is then
+said in a `LimitedScoresWarning`."""
 
 from __future__ import annotations
 
@@ -66,27 +72,58 @@ def _flags(frame: pl.DataFrame) -> list[bool]:
     return [bool(v) for v in frame["limited"].to_list()]
 
 
+def _column(frame: pl.DataFrame, name: str) -> list:
+    """A column's values; all None where the frame predates it."""
+    return frame[name].to_list() if name in frame.columns else [None] * frame.height
+
+
+SMOKE, FULL = 0.0, math.inf  # the coverage of a smoke test's row and of a full run's
+
+
+def _coverage(limited: bool, items_total: int | None, n: int | None) -> float:
+    """How much of the benchmark a row's run scored, to rank runs of one benchmark: a smoke
+    test least, then subsets by the items they scored, a full run most."""
+    if limited:
+        return SMOKE
+    if items_total is not None:
+        return 1.0 + (n or 0)
+    return FULL
+
+
+def _why(coverage: float, best: float) -> str:
+    """The note of a row whose run another run of the benchmark supersedes."""
+    if coverage == SMOKE:
+        by = "a full run's" if best == FULL else "a subset run's"
+        return f"a smoke test (limited run): {by} score of the benchmark is used"
+    by = "a full run's" if best == FULL else "a larger subset's"
+    return f"a subset of the items: {by} score of the benchmark is used"
+
+
 def mark_superseded(frame: pl.DataFrame) -> pl.DataFrame:
-    """`frame` with the mapped rows of limited runs marked `limited` where a full run of the
-    same model scored the same benchmark (the full run's score is the one used).
-    Idempotent."""
+    """`frame` with the mapped rows of smoke tests and subsets marked `limited` where a run
+    of the same model over more of the items (a full run, a larger subset) scored the same
+    benchmark (that run's score is the one used). Idempotent."""
     flags = _flags(frame)
-    if not any(flags):
+    totals = _column(frame, "items_total")
+    if not any(flags) and all(t is None for t in totals):
         return frame
     statuses = frame["status"].to_list()
-    models, ids = frame["model"].to_list(), frame["benchmark_id"].to_list()
-    full = {
-        (m, b)
-        for m, b, s, limited in zip(models, ids, statuses, flags, strict=True)
-        if s == MAPPED and not limited
-    }
+    keys = list(zip(frame["model"].to_list(), frame["benchmark_id"].to_list(), strict=True))
+    coverage = [
+        _coverage(limited, total, n)
+        for limited, total, n in zip(flags, totals, frame["n"].to_list(), strict=True)
+    ]
+    best: dict[tuple[str, str], float] = {}
+    for key, status, covered in zip(keys, statuses, coverage, strict=True):
+        if status == MAPPED:
+            best[key] = max(best.get(key, SMOKE), covered)
     superseded = [
-        s == MAPPED and limited and (m, b) in full
-        for m, b, s, limited in zip(models, ids, statuses, flags, strict=True)
+        status == MAPPED and covered < best[key]
+        for key, status, covered in zip(keys, statuses, coverage, strict=True)
     ]
     if not any(superseded):
         return frame
-    why = "a smoke test (limited run): a full run's score of the benchmark is used"
+    notes = frame["note"].to_list()
     return frame.with_columns(
         pl.Series(
             "status",
@@ -96,12 +133,16 @@ def mark_superseded(frame: pl.DataFrame) -> pl.DataFrame:
         pl.Series(
             "note",
             [
-                ((f"{note}; {why}" if note else why) if out else note)
-                for note, out in zip(frame["note"].to_list(), superseded, strict=True)
+                _noted(note, _why(covered, best[key])) if out else note
+                for note, out, covered, key in zip(notes, superseded, coverage, keys, strict=True)
             ],
             dtype=pl.String,
         ),
     )
+
+
+def _noted(note: str | None, why: str) -> str:
+    return f"{note}; {why}" if note else why
 
 
 def _limited_files(frame: pl.DataFrame, model: str | None) -> dict[str, list[dict]]:
@@ -123,9 +164,9 @@ def limited_checked(
     """`frame` (`mark_superseded`), its limited scores still to be used (of `model`, else of
     every model) refused with a `ResultsError` naming the file and the limit; with
     `allow_limited` kept, one `LimitedScoresWarning` per file."""
-    if not any(_flags(frame)):  # most frames: nothing to look at
+    frame = mark_superseded(frame)  # most frames: nothing to look at, returned as they are
+    if not any(_flags(frame)):
         return frame
-    frame = mark_superseded(frame)
     if model is not None and model not in set(frame["model"].to_list()):
         return frame  # the caller's choice of a model the files lack: its check names it
     found = _limited_files(frame, model)

@@ -8,11 +8,15 @@ score is used as a benchmark score only where the reviewed table maps the group 
 
 Kept from the file: `n-samples` (effective count; a group's `sample_count`, else the sum over
 its tasks), `n-shot`, `higher_is_better`, `lm_eval_version`, `date` (ISO 8601 UTC), the run's
-`config.limit` (rows `limited` where it left out items: `predictor.results.limited`) and the
-model as written (`model_name`, else the model argument of `config.model_args`, else the model
-type). One derived row: where a task reports both `prompt_level_strict_acc` and
-`inst_level_strict_acc`, `strict_acc_mean` is their mean, the number the Open LLM Leaderboard
-v2 published as IFEval's raw value (`extra["derived_from"]` names the two keys).
+`config.limit` (rows `limited` where it left out items: `predictor.results.limited`), a
+random subset of the items (`n-samples` effective below original with no limit, e.g.
+`benchpress run --items N`, whose `benchpress_subset` record says which: rows with
+`items_total` and `subset`, usable, with the file's standard error or else the binomial one
+for an accuracy) and the model as written (`model_name`, else the model argument of
+`config.model_args`, else the model type). One derived row: where a task reports both
+`prompt_level_strict_acc` and `inst_level_strict_acc`, `strict_acc_mean` is their mean, the
+number the Open LLM Leaderboard v2 published as IFEval's raw value (`extra["derived_from"]`
+names the two keys).
 
 Refused with the file, the field and what to do: a `results` that is not an object of
 objects, a metric that is not a number, a task listed twice with two different scores, tasks
@@ -30,6 +34,12 @@ from predictor.results.frame import RawResult, checked_count
 from predictor.results.jsonio import repeated_objects
 from predictor.results.limited import limit_text
 from predictor.results.result_file import ResultFile
+from predictor.util.item_subsets import (
+    SUBSET_KEY,
+    SubsetRecord,
+    SubsetRecordError,
+    fraction_stderr,
+)
 
 TOOL = "lm-evaluation-harness"
 # keys beside the metrics in a task's entry (0.4.x), not metrics themselves
@@ -322,6 +332,7 @@ class _Context:
         self.evaluated_at = _iso_time(doc.get("date"))
         config = _mapping(doc.get("config"))
         self.limit = limit_text(config.get("limit"))
+        self.record = _subset_record(file, doc)
 
     def rows(self, task: str, entry: dict) -> list[RawResult]:
         values: dict[str, tuple[str, float | None, float | None]] = {}
@@ -338,8 +349,13 @@ class _Context:
         derived = self._derived(values)
         n_shot = self._shots(task)
         limited = self._limited(task)
+        items_total, subset = self._subset(task)
         rows = []
         for key, (metric, value, stderr) in {**values, **derived}.items():
+            n = self._count(task, key, entry)
+            unit = metric_unit(task, metric)
+            if items_total is not None and stderr is None:
+                stderr = fraction_stderr(value, n, unit)
             filter_name = key.partition(",")[2]
             extra: dict[str, object] = {"filter": filter_name, "alias": entry.get("alias")}
             if task in self.subtasks:
@@ -354,18 +370,20 @@ class _Context:
                     task=task,
                     metric=key,
                     value=value,
-                    unit=metric_unit(task, metric),
+                    unit=unit,
                     tool=TOOL,
                     format=FORMAT.id,
                     tool_version=self.tool_version,
                     stderr=stderr,
-                    n=self._count(task, key, entry),
+                    n=n,
                     n_shot=n_shot,
                     group=self.parents.get(task),
                     evaluated_at=self.evaluated_at,
                     lower_is_better=self._lower(task, metric),
                     limit=self.limit,
                     limited=limited,
+                    items_total=items_total,
+                    subset=subset,
                     extra=extra,
                 )
             )
@@ -383,6 +401,39 @@ class _Context:
             if not (_is_count(original) and _is_count(effective) and effective >= original):
                 return True
         return False
+
+    def _subset(self, task: str) -> tuple[int | None, str | None]:
+        """(the task's items, which subset) when the run scored a subset of them with no
+        limit: `n-samples` effective below original over the task (a group: its tasks);
+        (None, None) for a full run, a limited one, or counts the file does not give."""
+        if self.limit is not None:
+            return None, None
+        original = effective = 0
+        for leaf in self.leaves(task):
+            counts = _mapping(self.n_samples.get(leaf))
+            if not (_is_count(counts.get("original")) and _is_count(counts.get("effective"))):
+                return None, None
+            original += counts["original"]
+            effective += counts["effective"]
+            self._check_record(leaf, counts["effective"])
+        if effective >= original:
+            return None, None
+        if self.record is None:
+            return original, "not recorded (items chosen outside benchpress)"
+        return original, self.record.provenance()
+
+    def _check_record(self, task: str, effective: int) -> None:
+        """The subset record names as many items of the task as the run scored."""
+        indices = None if self.record is None else self.record.indices
+        if indices is None or task not in indices or len(indices[task]) == effective:
+            return
+        raise ResultsError(
+            self.file.path,
+            f"the subset record names {len(indices[task])} items of {task!r}, "
+            f"but n-samples says {effective} were scored",
+            f"{SUBSET_KEY}.indices.{task}",
+            hint="was the file edited or merged from two runs? keep one run's file",
+        )
 
     def _value(self, raw: object, where: str) -> float | None:
         if raw is None or raw == NOT_COMPUTED:
@@ -499,6 +550,21 @@ class _Context:
     def _lower(self, task: str, metric: str) -> bool | None:
         higher = _mapping(self.higher.get(task)).get(metric)
         return (not higher) if isinstance(higher, bool) else None
+
+
+def _subset_record(file: ResultFile, doc: dict) -> SubsetRecord | None:
+    """The file's `benchpress_subset` record (`predictor.util.item_subsets`), if any."""
+    if doc.get(SUBSET_KEY) is None:
+        return None
+    try:
+        return SubsetRecord.from_json(doc[SUBSET_KEY])
+    except SubsetRecordError as exc:
+        raise ResultsError(
+            file.path, f"a broken subset record: {exc}", exc.field, hint=SUBSET_HINT
+        ) from None
+
+
+SUBSET_HINT = "benchpress run --items writes it; was the file edited? re-run the task"
 
 
 def _mapping(value: object) -> Mapping:

@@ -121,7 +121,7 @@ def _to_score(raw: RawResult, entry: MapEntry) -> tuple[float | None, float | No
 def check_range(raw: RawResult, path: str) -> None:
     """A value outside its unit's range (an accuracy of 1.3) is a broken file, not a score;
     so is a count past Int64 or below zero (whichever reader let it through)."""
-    for name in ("n", "n_shot"):
+    for name in ("n", "n_shot", "items_total"):
         count = getattr(raw, name)
         if count is not None:
             checked_count(count, path, f"{_field(raw)}, {name}")
@@ -212,6 +212,8 @@ def map_rows(
                 "file_sha256": sha256,
                 "limited": raw.limited,
                 "limit": raw.limit,
+                "items_total": raw.items_total,
+                "subset": raw.subset,
             }
         )
     return rows

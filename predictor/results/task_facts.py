@@ -9,7 +9,11 @@ point a benchmark to:
 - `shots`: the task's default few-shot examples;
 - `tokens_per_item`: an estimate of prompt plus generated tokens per document, few-shot
   examples and every answer choice's request included (our estimate from typical lengths, not
-  a measurement; it sizes the bill, it does not predict it).
+  a measurement; it sizes the bill, it does not predict it);
+- `item_pool`: the dataset the task's items are drawn from (`gpqa` for GPQA Diamond, GPQA
+  Main and the Open LLM Leaderboard's GPQA, which share questions): two benchmarks whose tasks
+  draw from one pool are near-duplicates, and a probe plan runs at most one of them
+  (`predictor.trust.probe_plan`).
 
 A task outside the table (a user's own task definition) is sized by loading it, see
 `predictor.runs.plan`."""
@@ -22,7 +26,7 @@ from functools import cache
 from pathlib import Path
 
 FACTS_FILE = Path(__file__).parent / "facts" / "tasks.csv"
-FACT_COLUMNS = ("tool", "task", "output_type", "items", "shots", "tokens_per_item")
+FACT_COLUMNS = ("tool", "task", "output_type", "items", "shots", "tokens_per_item", "item_pool")
 GENERATIVE = frozenset({"generate_until", "generate"})
 # Tasks scored by running the code the model wrote: lm-eval marks them `unsafe_code` and
 # refuses them unless told to run untrusted code; Inspect's run it in a Docker sandbox. A run
@@ -51,6 +55,7 @@ class TaskFacts:
     items: int | None
     shots: int | None
     tokens_per_item: int | None
+    item_pool: str = ""  # the dataset its items come from ("": its own)
 
     @property
     def generative(self) -> bool:
@@ -76,6 +81,7 @@ def load_facts() -> dict[tuple[str, str], TaskFacts]:
                 row["task"],
                 row["output_type"],
                 *(int(row[c]) if row[c] else None for c in ("items", "shots", "tokens_per_item")),
+                row["item_pool"],
             )
     return table
 

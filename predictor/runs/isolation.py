@@ -60,6 +60,7 @@ from typing import Any, NoReturn
 from predictor.harnesses.endpoint import Endpoint, SettingsError
 from predictor.harnesses.staging import staging_folder
 from predictor.harnesses.tool import ProbeTool
+from predictor.util.item_subsets import ItemSubset
 from predictor.util.read_limits import READ_MEMORY_BYTES, cap_data_segment
 
 TASK_MEMORY_BYTES = READ_MEMORY_BYTES  # a task's memory beyond what its process started with
@@ -140,10 +141,12 @@ def run_task(
     options: Mapping[str, Any],
     deadline: float | None,
     memory: int | None = TASK_MEMORY_BYTES,
+    subset: ItemSubset | None = None,
 ) -> Path:
-    """`tool.run(endpoint, task, out, limit, options)` in a forked child, within `deadline`
-    seconds (None: no deadline) and, for an API model type, `memory` bytes; the results
-    file's path, or `TaskFailed` (`TaskDeadline`, `TaskMemory`) naming the task."""
+    """`tool.run(endpoint, task, out, limit, options)` (with `subset=` when given) in a
+    forked child, within `deadline` seconds (None: no deadline) and, for an API model type,
+    `memory` bytes; the results file's path, or `TaskFailed` (`TaskDeadline`, `TaskMemory`)
+    naming the task."""
     cap = memory if endpoint.is_api and memory else None
     source = "the server's answer" if endpoint.is_api else "the model's answer"
     variables = tool_variables(endpoint, tool)
@@ -159,7 +162,9 @@ def run_task(
             parent,
             cap,
             variables,
-            functools.partial(tool.run, endpoint, task, out, limit, options),
+            functools.partial(
+                tool.run, endpoint, task, out, limit, options, **_subset_keyword(subset)
+            ),
             _Context(tool.name, task, out, source, tool.checks_log_probs),
         )
     os.close(write_end)
@@ -186,6 +191,12 @@ def run_task(
     if "error" in answer:
         raise TaskFailed(str(answer["error"]))
     raise TaskFailed(f"task {task}: its process ended with {_status_text(status)}")
+
+
+def _subset_keyword(subset: ItemSubset | None) -> dict[str, ItemSubset]:
+    """`subset=` for a subset run; nothing otherwise (a tool that runs no subsets,
+    `ProbeTool.runs_subsets`, takes no such keyword)."""
+    return {} if subset is None else {"subset": subset}
 
 
 # killed by the kernel (SIGKILL), or aborted by native code that could not allocate

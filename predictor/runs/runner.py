@@ -19,7 +19,11 @@ A task that fails is recorded with its error and the others go on; the scores th
 from fewer probes (`ProbeScores.failed`). Re-running resumes: finished tasks are read, not
 run. Scores of a run with `limit` are marked `limited` (a smoke test, not the model's scores)
 and its files go to `<out>/limited-<N>/<task>/` (`staging.run_folder`), apart from a full
-run's; `bp.predict` refuses them unless `allow_limited=True`.
+run's; `bp.predict` refuses them unless `allow_limited=True`. A run with `items` (a seeded
+random subset of each task's items, `predictor.util.item_subsets`) is not a smoke test: its
+files go to `<out>/items-<N>/<task>/`, record which items ran, and its scores are usable
+probes, each with its standard error (`Measured`); a larger `items` later extends the same
+subset.
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ from predictor.runs.preflight import check_endpoint
 from predictor.runs.settings import env_task_overrides, format_model_args, resolve_endpoint
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.probes import runnable_tool
+from predictor.util.item_subsets import DEFAULT_SEED, ItemSubset
 from predictor.util.paths import benchpress_home
+from predictor.values import Measured
 
 RUNS_DIR = "runs"  # under BENCHPRESS_HOME: a folder per model
 # the tools' options benchpress sets from the endpoint: another value would send the requests
@@ -62,8 +68,10 @@ ENDPOINT_OPTIONS = frozenset({"model", "model_args", "model_base_url"})
 class ProbeScores(dict):
     """benchmark -> score of one model's probe run (what `bp.predict` takes), with where each
     score came from: `files` (benchmark -> results file), `failed` (benchmark -> error),
-    `limited` (a smoke test over `limit` items per task), `frame` (the tidy results frame,
-    with provenance: tool, version, task, file, when), `plan` and `model`."""
+    `limited` (a smoke test over `limit` items per task), `subsets` (benchmark -> the items
+    a subset run scored, of how many, and its standard error: such a score is a
+    `Measured(score, stderr)`), `frame` (the tidy results frame, with provenance: tool,
+    version, task, file, when), `plan` and `model`."""
 
     def __init__(
         self,
@@ -75,6 +83,7 @@ class ProbeScores(dict):
         failed: Mapping[str, str],
         frame: pl.DataFrame,
         resumed: Sequence[str] = (),
+        subsets: Mapping[str, Mapping[str, object]] | None = None,
     ) -> None:
         super().__init__(scores)
         self.model = model
@@ -84,6 +93,8 @@ class ProbeScores(dict):
         self.frame = frame
         self.resumed = list(resumed)
         self.limited = plan.limit is not None
+        # benchmark -> {"items", "items_total", "stderr", "subset"} of a subset's score
+        self.subsets = {b: dict(v) for b, v in (subsets or {}).items()}
 
     @property
     def complete(self) -> bool:
@@ -97,18 +108,36 @@ def default_out(model: str) -> Path:
     return benchpress_home() / RUNS_DIR / safe
 
 
-def _probe_names(bp, probes, harness: str, chat: bool) -> list[str]:
+def _probe_names(
+    bp, probes, harness: str, chat: bool, budget_tokens: float | None = None
+) -> tuple[list[str], dict[str, int]]:
+    """(benchmarks, benchmark -> items of those run on a subset): the default probes are the
+    snapshot's probe plan (`ProbeBenchmarks.runnable_plan`; with `budget_tokens`, the plan
+    within that many tokens, `BenchPress.plan_probes`); named probes run in full."""
     if isinstance(probes, str) and probes in ("default", "runnable"):
-        names = ProbeBenchmarks.runnable(bp, harness, chat)
+        if budget_tokens is not None:
+            try:
+                plan = bp.plan_probes(harness, budget_tokens, chat=chat)
+            except ValueError as error:
+                raise SettingsError(f"budget_tokens: {error}") from None
+            names = tuple(plan.benchmarks)
+            items = {p.benchmark: p.items for p in plan.probes if p.subset}
+        else:
+            names, items = ProbeBenchmarks.runnable_plan(bp, harness, chat)
         if not names:
             raise SettingsError(f"snapshot {bp.version} has no benchmark {harness} can run")
-        return list(names)
+        return list(names), items
+    if budget_tokens is not None:
+        raise SettingsError(
+            "budget_tokens (--budget-tokens) plans the default probes; leave probes as "
+            "'default', or name the probes and --items without a budget"
+        )
     if isinstance(probes, str):
         probes = [p for p in probes.split(",") if p.strip()]
     names = [bp.resolve_benchmark(str(p).strip()) for p in probes]
     if not names:
         raise SettingsError("probes: name at least one benchmark, or 'default'")
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(names)), {}
 
 
 def _tasks(
@@ -152,29 +181,48 @@ def plan_probe_run(
     timeout: float | None = None,
     tokens_per_second: float = TOKENS_PER_SECOND,
     task_timeout: float | None = None,
+    items: int | None = None,
+    items_seed: int = DEFAULT_SEED,
+    budget_tokens: float | None = None,
 ) -> tuple[RunPlan, Endpoint, Any]:
-    """The plan of a run, the endpoint it talks to and the tool; nothing is sent."""
+    """The plan of a run, the endpoint it talks to and the tool; nothing is sent. The
+    default probes run as the snapshot's probe plan says (each task on its items: a seeded
+    subset, or all) unless `items` (one count for every task) or `limit` is given."""
     tool_name = runnable_tool(harness)
     task_timeout = check_task_timeout(task_timeout)
     if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
         raise SettingsError(f"limit must be a positive number of items, got {limit!r}")
+    subset = _subset(items, items_seed, limit)
     if bp is None:
         bp = BenchPress.load()
     endpoint = resolve_endpoint(model, tool_name, model_type, model_args, timeout)
     env_tasks, env_folders = env_task_overrides()
     tasks = {**env_tasks, **(tasks or {})}
     include_path = include_path if include_path is not None else env_folders
-    names = _probe_names(bp, probes, tool_name, endpoint.chat)
+    names, plan_items = _probe_names(bp, probes, tool_name, endpoint.chat, budget_tokens)
     chosen = _tasks(bp, names, tool_name, endpoint.chat, tasks)
+    # a probe plan by cost: each task of it on its own seeded subset (unless one count or a
+    # smoke test is asked for)
+    subsets = (
+        {b: ItemSubset(n, items_seed) for b, n in plan_items.items()}
+        if subset is None and limit is None
+        else {}
+    )
     folders = _include_paths(include_path)
     descriptor = get_harness(tool_name)
+    if subset is not None and not descriptor.tool.runs_subsets:
+        raise SettingsError(f"items: {descriptor.label} cannot run a subset of a task's items")
+    if not descriptor.tool.runs_subsets:
+        subsets = {}  # a tool that runs no subsets runs the plan's tasks in full
     tool = descriptor.tool([t for t, _ in chosen.values()], folders)
     unknown = [t for t, own in chosen.values() if own and not tool.known(t)]
     if unknown:
         where = ", ".join(str(f) for f in folders) or f"{descriptor.label}'s own tasks"
         raise SettingsError(f"task {unknown[0]!r} is not in {where}: check --include-path")
-    # a run with a limit (a smoke test) has a folder of its own: <out>/limited-<N>
-    folder = run_folder(Path(out).expanduser() if out is not None else default_out(model), limit)
+    # a run with a limit (a smoke test) has a folder of its own: <out>/limited-<N>; so has
+    # a subset run: <out>/items-<N>
+    given = Path(out).expanduser() if out is not None else default_out(model)
+    folder = run_folder(given, limit, subset)
     planned = [
         plan_task(
             tool_name,
@@ -183,7 +231,15 @@ def plan_probe_run(
             own,
             limit,
             tool.size,
-            tool.finished(folder, endpoint, task, limit),
+            _finished(
+                tool,
+                run_folder(folder, None, subsets[benchmark]) if benchmark in subsets else folder,
+                endpoint,
+                task,
+                limit,
+                subsets.get(benchmark, subset),
+            ),
+            subsets.get(benchmark, subset),
         )
         for benchmark, (task, own) in chosen.items()
     ]
@@ -203,8 +259,33 @@ def plan_probe_run(
         tokens_per_second,
         settings,
         task_timeout,
+        subset,
+        subsets,
     )
     return plan, endpoint, tool
+
+
+def _subset(items: int | None, seed: int, limit: int | None) -> ItemSubset | None:
+    """The subset `items` asks for (None: every item), or `SettingsError`."""
+    if items is None:
+        return None
+    if limit is not None:
+        raise SettingsError(
+            "--items and --limit (items=, limit=) cannot go together: --items runs a seeded "
+            "random subset (usable probes), --limit the first items (a smoke test)"
+        )
+    try:
+        return ItemSubset(items, seed)
+    except ValueError as error:
+        raise SettingsError(f"items: {error}") from None
+
+
+def _finished(tool, folder: Path, endpoint: Endpoint, task: str, limit, subset) -> Path | None:
+    """The tool's file of an earlier run of the task (a tool that runs no subsets is never
+    asked about one: `ProbeTool.runs_subsets`)."""
+    if subset is None:
+        return tool.finished(folder, endpoint, task, limit)
+    return tool.finished(folder, endpoint, task, limit, subset=subset)
 
 
 def _shown_args(endpoint: Endpoint) -> str:
@@ -240,9 +321,11 @@ def execute_plan(
     failed: dict[str, str] = {}
     todo = plan.to_run
     options = dict(options or {})
+    folders = list(dict.fromkeys(plan.task_folder(t) for t in todo))
     if todo:  # everything that needs no request first: nothing is sent before it holds
         _check_options(options)
-        check_out(plan.out)
+        for folder in dict.fromkeys([plan.out, *folders]):
+            check_out(folder)
         tool.check_model_type(endpoint.model_type)
         check_endpoint(endpoint)
     key = endpoint.api_key
@@ -254,7 +337,14 @@ def execute_plan(
                 deadline = task_deadline(item.tokens, plan.tokens_per_second, plan.task_timeout)
                 try:
                     files[item.benchmark] = run_task(
-                        tool, endpoint, item.task, plan.out, plan.limit, options, deadline
+                        tool,
+                        endpoint,
+                        item.task,
+                        plan.task_folder(item),
+                        plan.limit,
+                        options,
+                        deadline,
+                        subset=plan.task_subset(item),
                     )
                     outcome = "done"
                 except Exception as error:  # noqa: BLE001 - one task's failure must not stop the others
@@ -265,8 +355,9 @@ def execute_plan(
                     on_task(item.benchmark, item.task, outcome)
     finally:
         bar.close()
-        with suppress(OSError):  # empty once every task moved its files out
-            (plan.out / STAGING).rmdir()
+        for folder in dict.fromkeys([plan.out, *folders]):
+            with suppress(OSError):  # empty once every task moved its files out
+                (folder / STAGING).rmdir()
     return read_back(plan, files, failed, resumed)
 
 
@@ -305,7 +396,22 @@ def read_back(
     overrides = {(_recorded_task(t.task), None): t.benchmark for t in plan.tasks if t.own_task}
     ordered = [files[t.benchmark] for t in plan.tasks if t.benchmark in files]
     frame = read_results(ordered, overrides) if ordered else _empty_frame()
-    scores = summarise(frame).scores if ordered else {}
+    inputs = summarise(frame) if ordered else None
+    scores: dict[str, float | Measured] = dict(inputs.scores) if inputs else {}
+    subsets = {}
+    for row in inputs.used if inputs else ():
+        if row["items_total"] is None:
+            continue
+        benchmark = row["benchmark_id"]
+        stderr = inputs.stderr.get(benchmark, row["stderr"])
+        subsets[benchmark] = {
+            "items": row["n"],
+            "items_total": row["items_total"],
+            "stderr": stderr,
+            "subset": row["subset"],
+        }
+        if stderr is not None:
+            scores[benchmark] = Measured(scores[benchmark], stderr)
     return ProbeScores(
         scores,
         model=plan.model,
@@ -314,6 +420,7 @@ def read_back(
         failed=failed or {},
         frame=frame,
         resumed=resumed,
+        subsets=subsets,
     )
 
 
@@ -358,25 +465,35 @@ def run_probe_benchmarks(
     timeout: float | None = None,
     task_timeout: float | None = None,
     progress: bool = True,
+    items: int | None = None,
+    items_seed: int = DEFAULT_SEED,
+    budget_tokens: float | None = None,
     **harness_options: Any,
 ) -> ProbeScores:
     """Run `model`'s probes with lm-eval (`harness="lm_eval"`), Inspect (`"inspect"`) or
     another registered harness (`predictor.harnesses`) and return its probe scores,
     benchmark -> score, as `bp.predict` takes them.
 
-    `probes`: `"default"` (the snapshot's runnable set for the tool; generative tasks only
-    for a chat model type) or benchmark names. `model_type` / `model_args`: the tool's own
-    spelling (`local-completions`, `hf`, `vllm`, `dummy`; `base_url=...`), else the settings
-    `BENCHPRESS_MODEL_TYPE` / `BENCHPRESS_MODEL_BASE_URL`; the key only ever from
-    `BENCHPRESS_MODEL_API_KEY`. `tasks`: benchmark -> task of your own (with `include_path`,
-    lm-eval's option). `out`: where each task's native file is written (default
-    `BENCHPRESS_HOME/runs/<model>`); re-running resumes. `limit`: items per task, for a smoke
-    test (the scores are marked `limited`). `timeout`: seconds one request may wait for the
-    server (per read; the endpoint check is held to it in all). `task_timeout`: seconds one
-    task may run, in its own process, killed past it (default: 10 times the plan's estimate
-    for it, at least an hour; 0: none); a task on an endpoint also has a 768 MiB memory cap.
-    `harness_options` go to `lm_eval.simple_evaluate` or `inspect_ai.eval` (e.g.
-    `batch_size=8`, `num_fewshot=0`)."""
+    `probes`: `"default"` (the snapshot's probe plan for the tool: benchmarks and the items each
+    runs on, a seeded subset or all, chosen by expected error per token within `budget_tokens`,
+    default `probe_plan.DEFAULT_BUDGET_TOKENS`; generative tasks only for a chat model type;
+    subsets in `<out>/items-<N>/`) or benchmark names (run in full). `model_type` /
+    `model_args`: the tool's own spelling (`local-completions`, `hf`, `vllm`, `dummy`;
+    `base_url=...`), else the settings `BENCHPRESS_MODEL_TYPE` / `BENCHPRESS_MODEL_BASE_URL`;
+    the key only ever from `BENCHPRESS_MODEL_API_KEY`. `tasks`: benchmark -> task of your own
+    (with `include_path`, lm-eval's option). `out`: where each task's native file is written
+    (default `BENCHPRESS_HOME/runs/<model>`); re-running resumes. `limit`: items per task, for a
+    smoke test (the scores are marked `limited`). `items`: a seeded random subset of `items`
+    items per task (`items_seed`, default 0), in `<out>/items-<N>/`: the scores are usable
+    probes, each a `Measured(score, stderr)` (`ProbeScores.subsets` says how many items of how
+    many); a larger `items` later extends the same subset; `items` at or above a task's size
+    runs the whole task (every task: `items` overrides the plan's counts). `budget_tokens`: plan
+    the default probes within this many tokens. `timeout`: seconds one request may wait for the
+    server (per read; the endpoint check is held to it in all). `task_timeout`: seconds one task
+    may run, in its own process, killed past it (default: 10 times the plan's estimate for it,
+    at least an hour; 0: none); a task on an endpoint also has a 768 MiB memory cap.
+    `harness_options` go to `lm_eval.simple_evaluate` or `inspect_ai.eval` (e.g. `batch_size=8`,
+    `num_fewshot=0`)."""
     plan, endpoint, tool = plan_probe_run(
         model,
         probes,
@@ -390,5 +507,8 @@ def run_probe_benchmarks(
         bp=bp,
         timeout=timeout,
         task_timeout=task_timeout,
+        items=items,
+        items_seed=items_seed,
+        budget_tokens=budget_tokens,
     )
     return execute_plan(plan, endpoint, tool, harness_options, progress)

@@ -13,14 +13,17 @@ Only the built-in default pattern (ours, with lookbehind) runs on Python's `re`.
 
 Criteria (`mmlu_pro>=70,gpqa_diamond>=45`) are judged on joint predictive draws of a
 checkpoint's scores: P(all hold) is the fraction of draws in which every criterion holds, so
-benchmarks that move together are not treated as independent (a product of marginals).
+benchmarks that move together are not treated as independent (a product of marginals). A
+criterion on a benchmark the checkpoint was scored on is judged on that score as a
+measurement (`with_measurement_noise`: score +- its standard error, else the benchmark's
+default noise), so 69.5 against `>=70` is not a certain miss.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -238,6 +241,27 @@ def criteria_mask(
     """(draws, criteria) booleans: does criterion c hold in draw k."""
     cols = _columns(benchmarks, criteria)
     return np.stack([c.holds(draws[:, j]) for c, j in zip(criteria, cols, strict=True)], axis=1)
+
+
+def with_measurement_noise(
+    draws: np.ndarray,
+    benchmarks: Sequence[str],
+    measured: Mapping[str, tuple[float, float]],
+    random_state: int = 1,
+) -> np.ndarray:
+    """`draws` (n, benchmarks) with the column of each observed benchmark in `measured`
+    (benchmark -> (score, noise sd)) drawn as score + sd x N(0, 1): where the true score of
+    a measured one may lie. Other columns are unchanged; seeded (the caller clips to the
+    valid ranges)."""
+    out = np.array(draws, dtype=float, copy=True)
+    index = {b: j for j, b in enumerate(benchmarks)}
+    rng = np.random.default_rng(np.random.SeedSequence(int(random_state)))
+    for benchmark, (score, sd) in measured.items():
+        j = index.get(benchmark)
+        if j is None or not sd > 0:
+            continue
+        out[:, j] = score + sd * rng.standard_normal(out.shape[0])
+    return out
 
 
 def joint_probability(

@@ -79,7 +79,7 @@ def _check_budget(
 
 def what_to_run_next(
     bp: FittedMatrix,
-    known_scores: Mapping[str, float],
+    known_scores: Mapping[str, float | tuple[float, float]],
     targets: str | Sequence[str] | None = None,
     budget: float | None = None,
     top: int | None = 5,
@@ -105,9 +105,12 @@ def what_to_run_next(
     `release_date` and `base`: the model's side information, as in `BenchPress.predict`.
     """
     _check_top(top)
-    row = bp.probe_row(known_scores)
+    row, stderr = bp.probe_rows(known_scores)
     _, features, group = bp.side_for(model, family, release_date, base)
     side = {"features": features, "group": group}
+    noise = bp.fold_in_noise(row, stderr)  # known scores noisier than published ones
+    if noise is not None:
+        side["noise_sd"] = noise
     comp = bp.completer_
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)

@@ -9,10 +9,14 @@ snapshot; nothing is chosen by hand:
 - `low_cost`: `bp.select_probes(k=5, allowlist=...)` among the fitted benchmarks costing at
   most one standard run (`predictor.trust.costs`: no agentic, coding or priced suites), so
   the five together cost about five standard runs.
-- `lm_eval`, `lm_eval_chat`, `inspect`: the runnable sets, `bp.select_probes(k=5,
-  runnable=tool)` among the benchmarks that tool has a mapped task for (`lm_eval_chat`: only
-  generative tasks, what a chat endpoint can run), the sets `benchpress run` runs by default:
-  one per harness and probe-set key of `predictor.harnesses` (`ProbeSet.runnable_sets`).
+- `lm_eval`, `lm_eval_chat`, `inspect`: the runnable plans, `bp.plan_probes(tool,
+  DEFAULT_BUDGET_TOKENS)` among the benchmarks that tool has a mapped, sized task for
+  (`lm_eval_chat`: only generative tasks, what a chat endpoint can run): benchmarks and the
+  items each runs on (a seeded subset, or all), chosen by expected error per token within
+  the tokens the default lm-eval set cost before plans (`predictor.trust.probe_plan`). They are
+  what `benchpress run` runs by default: one per harness and probe-set key of
+  `predictor.harnesses` (`ProbeSet.runnable_sets`, `ProbeSet.runnable_items`). A harness
+  whose tasks the task facts do not size gets `bp.select_probes(k=5, runnable=tool)`.
 
 `ProbeBenchmarks.DEFAULT` and `.LOW_COST` are the sets of `microsoft/benchpress-v1`, the
 snapshot of the BenchPress article. The sets of every snapshot bundled with the package are
@@ -30,6 +34,7 @@ from typing import ClassVar
 from predictor.harnesses import get_harness, harnesses
 from predictor.trust.costs import NOT_RUNNABLE
 from predictor.trust.next_benchmark import benchmark_costs
+from predictor.trust.probe_plan import DEFAULT_BUDGET_TOKENS, runnable_candidates
 
 K = 5
 LOW_COST_MAX = 1.0  # standard runs per probe (predictor.trust.costs)
@@ -42,17 +47,21 @@ class ProbeSet:
     `runnable_sets`: probe-set key (`Harness.probe_sets`: `lm_eval`, `lm_eval_chat`,
     `inspect`) -> the set that harness runs by default, given as keywords
     (`ProbeSet(default=..., low_cost=..., lm_eval=...)`) or as the mapping; an empty set is
-    the same as none. `.lm_eval`, `.lm_eval_chat` and `.inspect` read the built-in ones."""
+    the same as none. `.lm_eval`, `.lm_eval_chat` and `.inspect` read the built-in ones.
+    `items`: probe-set key -> benchmark -> the items its plan runs it on (a benchmark not in
+    it runs in full)."""
 
     default: tuple[str, ...]
     low_cost: tuple[str, ...]
     runnable_sets: Mapping[str, tuple[str, ...]] = field(hash=False)
+    items: Mapping[str, Mapping[str, int]] = field(hash=False)
 
     def __init__(
         self,
         default: Iterable[str],
         low_cost: Iterable[str],
         runnable_sets: Mapping[str, Iterable[str]] | None = None,
+        items: Mapping[str, Mapping[str, int]] | None = None,
         **sets: Iterable[str],
     ) -> None:
         given = {**(runnable_sets or {}), **sets}
@@ -65,6 +74,9 @@ class ProbeSet:
         object.__setattr__(self, "default", tuple(default))
         object.__setattr__(self, "low_cost", tuple(low_cost))
         object.__setattr__(self, "runnable_sets", kept)
+        object.__setattr__(
+            self, "items", {key: dict(v) for key, v in (items or {}).items() if key in kept}
+        )
 
     @property
     def lm_eval(self) -> tuple[str, ...]:
@@ -82,6 +94,11 @@ class ProbeSet:
         """The default set a tool (`lm_eval`, `inspect`) runs; `chat`: generative only."""
         return self.runnable_sets.get(get_harness(tool).probe_set_for(chat), ())
 
+    def runnable_items(self, tool: str, chat: bool = False) -> dict[str, int]:
+        """benchmark -> the items the default set of `tool` runs it on (those run in full are
+        left out)."""
+        return dict(self.items.get(get_harness(tool).probe_set_for(chat), {}))
+
 
 def low_cost_allowlist(bp) -> list[str]:
     """Fitted benchmarks a team can run that cost at most one standard run."""
@@ -93,6 +110,18 @@ def low_cost_allowlist(bp) -> list[str]:
     ]
 
 
+def runnable_plan(bp, tool: str, chat: bool = False, progress=None) -> tuple[tuple[str, ...], dict]:
+    """(benchmarks, benchmark -> items of those run on a subset) of the default set `tool`
+    runs on `bp`: the plan within `DEFAULT_BUDGET_TOKENS` when its tasks are sized, else the
+    five probes `bp.select_probes` picks (each in full)."""
+    if runnable_candidates(bp, tool, chat):
+        plan = bp.plan_probes(tool, DEFAULT_BUDGET_TOKENS, chat=chat, progress=progress)
+        subsets = {p.benchmark: p.items for p in plan.probes if p.subset}
+        return tuple(plan.benchmarks), subsets
+    selection = bp.select_probes(k=K, progress=progress, runnable=tool, chat=chat)
+    return tuple(selection.benchmarks), {}
+
+
 def select_probe_sets(bp, progress=None) -> ProbeSet:
     """Run the selection (module docstring) on `bp`: slow, see `ProbeBenchmarks.for_snapshot`."""
 
@@ -100,16 +129,22 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
         return tuple(bp.select_probes(k=K, progress=progress, **kwargs).benchmarks)
 
     default, low_cost = chosen(), chosen(allowlist=low_cost_allowlist(bp))
-    runnable = {
-        key: chosen(runnable=harness.id, chat=chat)
+    plans = {
+        key: runnable_plan(bp, harness.id, chat, progress)
         for harness in harnesses()
         for key, chat in harness.probe_sets
     }
-    return ProbeSet(default=default, low_cost=low_cost, runnable_sets=runnable)
+    return ProbeSet(
+        default=default,
+        low_cost=low_cost,
+        runnable_sets={key: names for key, (names, _) in plans.items()},
+        items={key: items for key, (_, items) in plans.items()},
+    )
 
 
 # content hash of a bundled snapshot -> its sets (tests/predictor/test_pretrained.py re-runs
-# the selection on each and compares; rebuild a bundled snapshot, re-pin its sets)
+# the selection on each and compares; rebuild a bundled snapshot or change the selection,
+# re-pin its sets: print `select_probe_sets(bp)` for each)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
     "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f": ProbeSet(
@@ -121,9 +156,21 @@ PINNED: dict[str, ProbeSet] = {
             "tau2_bench_retail",
         ),
         low_cost=("gpqa_diamond", "hle", "bullshit_pushback", "hmmt_feb_2025", "gpqa_main"),
-        lm_eval=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "c_eval"),
-        lm_eval_chat=("gpqa_diamond", "aime_2025", "gpqa_main", "mmlu_pro", "math_500"),
-        inspect=("gpqa_diamond", "mmlu_pro", "truthfulqa", "ifeval", "gsm8k"),
+        lm_eval=("aime_2025", "gpqa_diamond", "aime_2024", "math_500", "ifeval", "mmlu_pro"),
+        lm_eval_chat=(
+            "aime_2025",
+            "gpqa_diamond",
+            "aime_2024",
+            "math_500",
+            "ifeval",
+            "mmlu_pro",
+        ),
+        inspect=("mmlu_pro", "gpqa_diamond", "ifeval", "gsm8k"),
+        items={
+            "lm_eval": {"math_500": 100, "ifeval": 100, "mmlu_pro": 1600},
+            "lm_eval_chat": {"math_500": 100, "ifeval": 100, "mmlu_pro": 1600},
+            "inspect": {"mmlu_pro": 800, "ifeval": 100},
+        },
     ),
     # 2026.12.07.2, the main bundled snapshot (`BenchPress.load()`)
     "a808aa50db22e6d50d12fb8f7c1181c40df46066528b025a8803a9615fa174e6": ProbeSet(
@@ -135,20 +182,49 @@ PINNED: dict[str, ProbeSet] = {
             "mmlu",
             "bullshit_pushback",
         ),
-        lm_eval=("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "aime_2024"),
-        lm_eval_chat=(
-            "gpqa_diamond",
-            "bigbench_hard",
+        lm_eval=(
             "aime_2025",
+            "winogrande",
+            "mmlu",
+            "gpqa_diamond",
+            "math",
+            "aime_2024",
+            "gsm8k",
             "mmlu_pro",
-            "open_llm_math_lvl5",
+            "open_llm_bbh",
         ),
-        inspect=("gpqa_diamond", "mmlu", "mmlu_pro", "gsm8k", "hellaswag"),
+        lm_eval_chat=(
+            "aime_2025",
+            "triviaqa",
+            "arc_challenge",
+            "gpqa_diamond",
+            "math",
+            "aime_2024",
+            "open_llm_ifeval",
+        ),
+        inspect=("mmlu", "gpqa_diamond", "math", "mmlu_pro", "gsm8k"),
+        items={
+            "lm_eval": {
+                "winogrande": 100,
+                "mmlu": 100,
+                "math": 100,
+                "gsm8k": 100,
+                "mmlu_pro": 800,
+                "open_llm_bbh": 800,
+            },
+            "lm_eval_chat": {
+                "triviaqa": 100,
+                "arc_challenge": 100,
+                "math": 100,
+                "open_llm_ifeval": 100,
+            },
+            "inspect": {"mmlu": 100, "math": 100, "mmlu_pro": 800, "gsm8k": 100},
+        },
     ),
 }
 BENCHPRESS_V1_HASH = "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f"
 _computed: dict[str, ProbeSet] = {}
-_runnable: dict[tuple[str, str, bool], tuple[str, ...]] = {}
+_runnable: dict[tuple[str, str, bool], tuple[tuple[str, ...], dict[str, int]]] = {}
 
 
 class ProbeBenchmarks:
@@ -170,15 +246,23 @@ class ProbeBenchmarks:
     @staticmethod
     def runnable(bp, tool: str, chat: bool = False, progress=None) -> tuple[str, ...]:
         """The default set `tool` runs on `bp` (`ProbeSet.runnable`): pinned when bundled,
-        else this one selection alone (a few seconds), kept for the process."""
+        else this one selection alone (seconds; `runnable_plan`), kept for the process."""
+        return ProbeBenchmarks.runnable_plan(bp, tool, chat, progress)[0]
+
+    @staticmethod
+    def runnable_plan(
+        bp, tool: str, chat: bool = False, progress=None
+    ) -> tuple[tuple[str, ...], dict[str, int]]:
+        """(benchmarks, benchmark -> items of those run on a subset) of the default set
+        `tool` runs on `bp`: pinned when bundled, else selected now and kept."""
         found = ProbeBenchmarks.pinned(bp)
         if found is not None and found.runnable(tool, chat):
-            return found.runnable(tool, chat)
+            return found.runnable(tool, chat), found.runnable_items(tool, chat)
         key = (str(bp.manifest.get("content_hash", "")), tool, chat)
         if key not in _runnable:
-            selection = bp.select_probes(k=K, progress=progress, runnable=tool, chat=chat)
-            _runnable[key] = tuple(selection.benchmarks)
-        return _runnable[key]
+            _runnable[key] = runnable_plan(bp, tool, chat, progress)
+        names, items = _runnable[key]
+        return names, dict(items)
 
     @staticmethod
     def for_snapshot(bp, progress=None) -> ProbeSet:

@@ -31,6 +31,7 @@ from predictor.methods.registry import default_completer
 from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.profiles import resolve_targets
+from predictor.trust.target_weights import source_row_weights
 
 # Draws used for scoring candidate sets (of the completer's 40 kept draws): the ranking of
 # candidates is stable with fewer, and the search is ~2x faster.
@@ -116,14 +117,30 @@ class ProbeSelection:
         }
 
 
+def weighted_median(values: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The median of `values` with each counted `weights` times (None: once each): the
+    smallest value with at least half the total weight at or below it."""
+    if weights is None:
+        return float(np.median(values))
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, 0.5 * cumulative[-1])])
+
+
 class _Scorer:
-    def __init__(self, engine: Any, targets: np.ndarray):
+    def __init__(self, engine: Any, targets: np.ndarray, row_weights: np.ndarray | None = None):
         self.engine = engine
         self.targets = targets
         obs = engine.observed[:, targets]
         self.rows = np.flatnonzero(obs.any(axis=1))
         self.actual = engine.values[np.ix_(self.rows, targets)]
         self.obs = obs[self.rows]
+        # each cell counts its row's weight in the median (None: every cell once)
+        self.cell_weight = (
+            None
+            if row_weights is None
+            else np.broadcast_to(np.asarray(row_weights, float)[self.rows, None], self.obs.shape)
+        )
         self._terms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def terms(self, j: int):
@@ -133,20 +150,33 @@ class _Scorer:
 
     def errors(self, prec, shift, chosen: Sequence[int]) -> np.ndarray:
         """Abs errors of every observed (row, target) cell given the rows' `chosen` cells."""
+        return self.weighted_errors(prec, shift, chosen)[0]
+
+    def weighted_errors(
+        self, prec, shift, chosen: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """`errors` and each cell's weight (None when every cell counts once)."""
         e = self.engine
         in_set = np.isin(self.targets, list(chosen))
-        parts = []
+        parts, weights = [], []
         hidden = np.flatnonzero(~in_set)
         if len(hidden):
             cols = self.targets[hidden]
             pred = e.to_units(e.predict_z(prec, shift, cols), cols)
-            parts.append(np.abs(pred - self.actual[:, hidden])[self.obs[:, hidden]])
+            mask = self.obs[:, hidden]
+            parts.append(np.abs(pred - self.actual[:, hidden])[mask])
+            if self.cell_weight is not None:
+                weights.append(self.cell_weight[:, hidden][mask])
         for t in np.flatnonzero(in_set):  # leave the target out of its own probe set
             col = self.targets[t]
             p, s = self.terms(int(col))
             pred = e.to_units(e.predict_z(prec - p, shift - s, [col]), [col])[:, 0]
             parts.append(np.abs(pred - self.actual[:, t])[self.obs[:, t]])
-        return np.concatenate(parts) if parts else np.empty(0)
+            if self.cell_weight is not None:
+                weights.append(self.cell_weight[:, t][self.obs[:, t]])
+        if not parts:
+            return np.empty(0), None
+        return np.concatenate(parts), np.concatenate(weights) if weights else None
 
 
 class _Pooled:
@@ -162,14 +192,19 @@ class _Pooled:
 
     def score_with(self, chosen: Sequence[int], extra: int | None = None) -> float:
         columns = [*chosen] if extra is None else [*chosen, extra]
-        parts = []
+        parts, weights = [], []
         for sc, (prec, shift) in zip(self.scorers, self.state, strict=True):
             if extra is not None:
                 p, s = sc.terms(extra)
                 prec, shift = prec + p, shift + s
-            parts.append(sc.errors(prec, shift, columns))
+            err, weight = sc.weighted_errors(prec, shift, columns)
+            parts.append(err)
+            weights.append(weight)
         err = np.concatenate(parts) if parts else np.empty(0)
-        return float(np.median(err)) if len(err) else float("inf")
+        if not len(err):
+            return float("inf")
+        weighted = any(w is not None for w in weights)
+        return weighted_median(err, np.concatenate(weights) if weighted else None)
 
     def add(self, column: int) -> None:
         for g, sc in enumerate(self.scorers):
@@ -185,6 +220,7 @@ def _cross_fitted_scorers(
     n_splits: int,
     random_state: int,
     n_draws: int | None,
+    row_weights: np.ndarray | None = None,
 ) -> list[_Scorer]:
     """One scorer per group of models, against a completer fitted with the group hidden."""
     groups = held_out_models(
@@ -196,7 +232,9 @@ def _cross_fitted_scorers(
     )
     return [
         _Scorer(
-            completer.batch_fold_in(np.where(inside[:, None], values, np.nan), n_draws), targets
+            completer.batch_fold_in(np.where(inside[:, None], values, np.nan), n_draws),
+            targets,
+            row_weights,
         )
         for inside, completer in groups
     ]
@@ -217,6 +255,8 @@ def select_probes_detailed(
     min_coverage: float = 0.0,
     progress: Callable[[int, int], None] | None = None,
     n_splits: int = 1,
+    row_weights: Sequence[float] | None = None,
+    pools: Mapping[int, str] | None = None,
 ) -> ProbeSelection:
     """Greedy forward selection of up to `k` probe columns (see the module doc).
 
@@ -230,6 +270,10 @@ def select_probes_detailed(
     `total` counts every step's candidates (fewer are looked at when the pool or budget runs
     out first). `n_splits` > 1 scores cross-fitted: models in `n_splits` seeded groups, each
     predicted by a completer fitted without its group (`completer` is then not used).
+    `row_weights`: what each model's cells count in the median (default: 1 each;
+    `predictor.trust.target_weights`). `pools`: column -> the item pool its task draws from
+    (`predictor.trust.near_duplicates`); a candidate whose pool a chosen probe already has is
+    a near-duplicate and is skipped.
     """
     values = np.asarray(values, dtype=float)
     n, m = values.shape
@@ -263,14 +307,19 @@ def select_probes_detailed(
             )
     if n_splits < 1:
         raise ValueError(f"n_splits must be >= 1, got {n_splits}")
+    weights = None if row_weights is None else np.asarray(row_weights, dtype=float)
+    if weights is not None and weights.shape != (n,):
+        raise ValueError(f"row_weights has {weights.shape} entries, values has {n} rows")
+    pool_of = dict(pools or {})
     if n_splits > 1:
         scorers = _cross_fitted_scorers(
-            values, scales, target_cols, n_splits, random_state, n_draws
+            values, scales, target_cols, n_splits, random_state, n_draws, weights
         )
     else:
         if completer is None:
             completer = default_completer(random_state=random_state).fit(values, scales)
-        scorers = [_Scorer(completer.batch_fold_in(values, n_draws=n_draws), target_cols)]
+        engine = completer.batch_fold_in(values, n_draws=n_draws)
+        scorers = [_Scorer(engine, target_cols, weights)]
     pooled = _Pooled(scorers)
     baseline = pooled.score_with([])
     chosen: list[int] = []
@@ -280,8 +329,9 @@ def select_probes_detailed(
     stopped = None
     while len(chosen) < k:
         best, best_score, left = None, np.inf, 0
+        taken = {pool_of[c] for c in chosen if c in pool_of}
         for c in pool:
-            if c in chosen:
+            if c in chosen or pool_of.get(c) in taken:
                 continue
             left += 1
             if budget is None or spent + cost[c] <= budget + 1e-12:
@@ -363,6 +413,20 @@ def runnable_benchmarks(bp: FittedMatrix, runnable: str, chat: bool = False) -> 
     return [b for b in bp.fit_benchmarks_ if b in runs and b not in NOT_RUNNABLE]
 
 
+def runnable_pools(bp: FittedMatrix, runnable: str, chat: bool = False) -> dict[int, str]:
+    """column -> the item pool (task facts' `item_pool`) of the task `runnable` runs it
+    with: benchmarks of one pool are near-duplicates (GPQA Diamond, GPQA Main and the Open
+    LLM Leaderboard's GPQA share questions)."""
+    harness = get_harness(runnable, "runnable")
+    tasks = harness.runnable_tasks(chat)
+    out = {}
+    for benchmark in runnable_benchmarks(bp, harness.id, chat):
+        facts = harness.facts(tasks[benchmark])
+        if facts is not None and facts.item_pool:
+            out[bp.fit_columns[benchmark]] = facts.item_pool
+    return out
+
+
 def _allowed_columns(
     bp: FittedMatrix,
     allowlist: Sequence[str] | str | None,
@@ -420,7 +484,9 @@ def select_probes_for(
     `allowlist`: benchmarks allowed as probes (names, or one name; default: every fitted
     benchmark); `costs`: benchmark name -> cost overrides (`predictor.trust.costs`);
     `progress`: see `select_probes_detailed`; `runnable` (`"lm_eval"`, `"inspect"`): only
-    benchmarks that tool has a mapped task for, `chat` only tasks a chat endpoint can run."""
+    benchmarks that tool has a mapped task for, `chat` only tasks a chat endpoint can run;
+    a runnable set takes at most one benchmark of an item pool (`runnable_pools`: no GPQA
+    Main beside GPQA Diamond) and weighs rows by `target_weights.source_row_weights`."""
     names = bp.fit_benchmarks_
     chosen = resolve_targets(targets, names, bp.resolve_benchmark)
     target_cols = None if chosen is None else [bp.fit_columns[t] for t in chosen]
@@ -437,4 +503,6 @@ def select_probes_for(
         benchmarks=names,
         completer=bp.completer_,
         progress=progress,
+        row_weights=None if runnable is None else source_row_weights(bp),
+        pools=None if runnable is None else runnable_pools(bp, runnable, chat),
     )

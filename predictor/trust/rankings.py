@@ -3,9 +3,13 @@
 Each prediction's interval is read as a normal: sd = half-width / z(level), z the standard
 normal quantile of (1 + level) / 2. For two models A and B on one benchmark,
 P(A better than B) = Phi(s (mean_A - mean_B) / sqrt(sd_A^2 + sd_B^2)), s = +1 where higher is
-better and -1 where lower is. Observed scores have sd 0. Two adjacent models in the predicted
-order are tied ("within noise") when |diff| < `TIE_POINTS` or P lies in `TIE_P`; ties chain,
-so a tie group is a run of adjacent models linked by such pairs.
+better and -1 where lower is. An observed score is a measurement: its sd is its measurement
+noise (`FittedMatrix.measurement_noise`: the standard error it was given with, else the
+benchmark's default, `predictor.results.noise`), so two observed scores 1.8 points apart are
+not a certain order. Each answer states the noise it assumed (`noise` columns, the summary's
+last lines). Two adjacent models in the predicted order are tied ("within noise") when
+|diff| < `TIE_POINTS` or P lies in `TIE_P`; ties chain, so a tie group is a run of adjacent
+models linked by such pairs.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from predictor.reference_names import ReferenceModel, reference_notes, resolve_r
 from predictor.trust.missing_probes import split_targets
 from predictor.trust.private_references import explicit, find_private, with_private_suggestions
 from predictor.trust.profiles import resolve_targets
-from predictor.values import Prediction, SideUsed
+from predictor.values import Noise, Prediction, SideUsed
 
 TIE_POINTS = 2.0
 TIE_P = (0.35, 0.65)
@@ -62,6 +66,7 @@ class Entry:
     low: float
     high: float
     observed: bool = False
+    noise: Noise | None = None  # an observed score's measurement noise (its sd is noise.sd)
 
 
 @dataclass(frozen=True)
@@ -126,9 +131,10 @@ class Comparison:
                         "p_better_than_next": None
                         if below is None
                         else r.p_matrix[(e.name, below)],
+                        **_noise_columns("", e),
                     }
                 )
-        return pl.DataFrame(rows)
+        return _typed_noise(pl.DataFrame(rows))
 
     def pairwise(self) -> pl.DataFrame:
         rows = [
@@ -155,7 +161,12 @@ class Comparison:
                 parts.append(f"{sep}{e.name} ({e.score:.1f})")
             lines.append(f"{r.benchmark}: " + "".join(parts))
         lines.append("'>' = predicted better, '~' = within noise (diff < 2 or P in 0.35-0.65)")
+        lines += noise_lines(self.rankings, "")
         return "\n".join(lines)
+
+    def measurement_noise(self) -> list[dict[str, object]]:
+        """The noise each observed score was compared with (JSON-ready rows)."""
+        return noise_rows(self.rankings)
 
     def __str__(self) -> str:  # `print(comparison)` shows the answer, not the fields
         return self.summary()
@@ -171,8 +182,70 @@ def _direction(bp, benchmark: str) -> bool:
     return not (found and found[0] == "lower")
 
 
-def _entry(name: str, p: Prediction) -> Entry:
+def _entry(name: str, p: Prediction, noise: Noise | None = None) -> Entry:
+    """A model's place on a benchmark: a prediction with the spread of its interval, an
+    observed score with its measurement noise (`noise`; none given: taken as exact)."""
+    if p.observed and noise is not None:
+        return Entry(name, p.score, noise.sd, p.low, p.high, True, noise)
     return Entry(name, p.score, sd_of(p), p.low, p.high, p.observed)
+
+
+def _measured_entry(bp: FittedMatrix, name: str, p: Prediction, stderr: Mapping) -> Entry:
+    """`_entry` with an observed score's noise: its standard error in `stderr` (benchmark ->
+    SE, `Predictions.stderr`), else the benchmark's default (`measurement_noise`)."""
+    if not p.observed:
+        return _entry(name, p)
+    return _entry(name, p, bp.measurement_noise(p.benchmark, p.score, stderr.get(p.benchmark)))
+
+
+def _noise_columns(prefix: str, e: Entry) -> dict[str, object]:
+    """`noise` (the sd an observed score was compared with; None for a prediction) and
+    `noise_source`, each under `prefix`."""
+    return {
+        f"{prefix}noise": None if e.noise is None else e.noise.sd,
+        f"{prefix}noise_source": None if e.noise is None else e.noise.source,
+    }
+
+
+def _typed_noise(frame: pl.DataFrame) -> pl.DataFrame:
+    """The noise columns as Float64 / String even where every entry is None (all scores
+    predicted), so the frame's CSV reads back with its types."""
+    return frame.with_columns(
+        *(pl.col(c).cast(pl.Float64) for c in frame.columns if c.endswith("noise")),
+        *(pl.col(c).cast(pl.String) for c in frame.columns if c.endswith("noise_source")),
+    )
+
+
+def noise_rows(rankings: Sequence[BenchmarkRanking]) -> list[dict[str, object]]:
+    """One row per observed score: benchmark, model, score and the noise it was compared
+    with (sd, source)."""
+    return [
+        {"benchmark": r.benchmark, "model": e.name, "score": e.score, **e.noise.as_dict()}
+        for r in rankings
+        for e in r.order
+        if e.noise is not None
+    ]
+
+
+def noise_lines(rankings: Sequence[BenchmarkRanking], indent: str) -> list[str]:
+    """The summary's statement of the noise assumed: one line per benchmark with observed
+    scores, `model +- sd (source)` for each."""
+    lines = []
+    for r in rankings:
+        shown = [
+            f"{e.name} \u00b1{e.noise.sd:.1f} ({e.noise.source})"
+            for e in r.order
+            if e.noise is not None
+        ]
+        if shown:
+            lines.append(f"{indent}  {r.benchmark}: {'; '.join(shown)}")
+    if lines:
+        lines.insert(
+            0,
+            f"{indent}observed scores are compared as measurements, +- their noise (sd): the "
+            "standard error given, else the benchmark's default",
+        )
+    return lines
 
 
 def compare_models(
@@ -185,6 +258,8 @@ def compare_models(
     models: Sequence[str | None] | None = None,
 ) -> Comparison:
     """Predict every model from its probe dict and rank them on each target benchmark.
+    A probe is an observed score: compared as measured, +- its standard error (a
+    `(score, standard_error)` probe) or else its benchmark's default noise.
 
     `models`: each model's name for its side information (`BenchPress.predict(...,
     model=...)`: the family read from it; None = no name); default `names`, when given.
@@ -205,7 +280,12 @@ def compare_models(
     preds = [bp.predict(p, level=level, model=m) for p, m in zip(probes, models, strict=True)]
     rankings = [
         rank_entries(
-            t, [_entry(n, pr[t]) for n, pr in zip(names, preds, strict=True)], _direction(bp, t)
+            t,
+            [
+                _measured_entry(bp, n, pr[t], getattr(pr, "stderr", {}))
+                for n, pr in zip(names, preds, strict=True)
+            ],
+            _direction(bp, t),
         )
         for t in targets
     ]
@@ -249,9 +329,15 @@ class KnownComparison:
                         "p_new_better": r.p_matrix[(self.name, e.name)],
                         "new_rank": [x.name for x in r.order].index(self.name) + 1,
                         "expected_rank": self._expected_rank(r),
+                        **_noise_columns("reference_", e),
+                        **_noise_columns("new_", new),
                     }
                 )
-        return pl.DataFrame(rows)
+        return _typed_noise(pl.DataFrame(rows))
+
+    def measurement_noise(self) -> list[dict[str, object]]:
+        """The noise each observed score was compared with (JSON-ready rows)."""
+        return noise_rows(self.rankings)
 
     def _expected_rank(self, r: BenchmarkRanking) -> float:
         return 1.0 + sum(r.p_matrix[(e.name, self.name)] for e in r.order if e.name != self.name)
@@ -286,6 +372,7 @@ class KnownComparison:
                 lines.append(
                     f"      vs {e.name} ({e.score:.1f}, {kind}): P(better) = {p:.2f}{mark}"
                 )
+        lines += noise_lines(self.rankings, "  ")
         return "\n".join(lines)
 
     def _mixed_snapshots(self) -> list[str]:
@@ -425,11 +512,15 @@ def compare_with_known_models(
 ) -> KnownComparison:
     """Rank a new model (its probe scores, or `BenchPress.predict` output) among reference
     models of the snapshot. A reference model's score on a benchmark is its observed cell
-    (sd 0) or else the snapshot's completed cell with its interval. A reference may also be
-    a private model (`benchpress models add`, by its exact name): its stored scores are its
-    observed cells (sd 0), the rest is folded in from them with intervals; such references
-    are marked private (`.private`, the frame's `reference_private`, "(private)" in the
-    summary), so a private model never passes for a public one. Targets default
+    (a measurement: sd its benchmark's default noise, `predictor.results.noise`) or else the
+    snapshot's completed cell with its interval; the new model's probes are measurements
+    too (sd their standard error where given, else the default). Every answer states the
+    noise it assumed (`.to_frame()`'s `*_noise` columns, `.measurement_noise()`, the
+    summary's last lines). A reference may also be a private model (`benchpress models
+    add`, by its exact name): its stored scores are its observed cells (measurements too),
+    the rest is folded in from them with intervals; such references are marked private
+    (`.private`, the frame's `reference_private`, "(private)" in the summary), so a private
+    model never passes for a public one. Targets default
     to the `general_assistant` profile (a profile name, a list, or None = every fitted
     benchmark). With probe scores, `model`, `family`, `release_date` and `base` are the new
     model's side information, as in `BenchPress.predict`.
@@ -457,13 +548,15 @@ def compare_with_known_models(
     mean, low, high = bp.fitted_values(keep_observed=True, level=level)
     observed = bp.completer_.observed_
     private_preds = {m: _private_predictions(bp, private[m], chosen, level) for m in private}
+    stderr = getattr(preds, "stderr", {})  # the new model's probes' standard errors
     rankings = []
     for t in chosen:
         j = bp.fit_columns[t]
-        entries = [_entry(name, preds[t])]
+        entries = [_measured_entry(bp, name, preds[t], stderr)]
         for m in refs:
             if m in private_preds:
-                entries.append(_entry(m, private_preds[m][t]))
+                own = private_preds[m]
+                entries.append(_measured_entry(bp, m, own[t], getattr(own, "stderr", {})))
                 continue
             i = row[m]
             p = Prediction(
@@ -474,7 +567,7 @@ def compare_with_known_models(
                 level,
                 bool(observed[i, j]),
             )
-            entries.append(_entry(m, p))
+            entries.append(_measured_entry(bp, m, p, {}))
         rankings.append(rank_entries(t, entries, _direction(bp, t)))
     notes = reference_notes(bp, reference_models, private)
     own = frozenset(m for m, found in private.items() if isinstance(found, PrivateModel))

@@ -167,7 +167,9 @@ def _side(bench: BenchPress, query: Params) -> dict[str, str | None]:
 def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
     """`BenchPress.predict`: one row per fitted benchmark, fields of `Prediction.as_dict`;
     `side`: the family and release date the fold-in used and why (`SideUsed.as_dict`), from
-    `model`, `family`, `release_date` and `base` as in Python."""
+    `model`, `family`, `release_date` and `base` as in Python; `stderr`: the standard error
+    each probe was given with (`scores=mmlu_pro=74±1.5`, or `[74, 1.5]` in a JSON body),
+    which the fold-in weighs it by."""
     params.check_allowed(
         query,
         ["version", "scores", "level", "targets", *params.SIDE],
@@ -187,11 +189,16 @@ def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
         except (UnknownNameError, ValueError, TypeError) as exc:
             raise bad_request(str(exc)) from None
     said = [str(w.message) for w in caught if issubclass(w.category, FractionScoresWarning)]
-    resolved = {bench.resolve_benchmark(name): float(v) for name, v in probes.items()}  # type: ignore[arg-type]
+    resolved = {
+        bench.resolve_benchmark(name): float(v[0] if isinstance(v, list | tuple) else v)  # type: ignore[arg-type]
+        for name, v in probes.items()
+    }
     return {
         "version": bench.version,
         "level": level,
         "probes": resolved,
+        # each probe's standard error where it came with one (`74±1.5`, `[74, 1.5]`)
+        "stderr": predictions.stderr,
         "warnings": list(dict.fromkeys(said)),
         "side": _finite(predictions.side.as_dict()),
         "predictions": [

@@ -161,8 +161,25 @@ def budget(params: Params) -> float | None:
     return number
 
 
+# a score's standard error after it: `74±1.5` (in a URL `+` is a space: write `%2B-` or ±)
+PLUS_MINUS = ("+/-", "+-", "\u00b1")
+
+
+def _score_text(value: str) -> object:
+    """`80` -> 80.0; `74+-1.5` / `74±1.5` -> [74.0, 1.5] (a score and its standard error);
+    text that is not a number stays text, for `BenchPress.predict` to refuse in its words."""
+    for sign in PLUS_MINUS:
+        score, sep, error = value.partition(sign)
+        if sep:
+            parts = [score.strip(), error.strip()]
+            return [number if (number := parse_number(t)) is not None else t for t in parts]
+    number = parse_number(value)
+    return value if number is None else number
+
+
 def scores(params: Params) -> dict[str, object]:
-    """Probe scores from `gpqa_diamond=80,hle=20` or a JSON object.
+    """Probe scores from `gpqa_diamond=80,hle=20` or a JSON object; a score may carry its
+    standard error (`mmlu_pro=74±1.5`, or `[74, 1.5]` in JSON).
 
     Numeric text becomes a float; anything else is passed through unchanged so that
     `BenchPress.predict` rejects it with the message a Python caller would see."""
@@ -183,8 +200,7 @@ def scores(params: Params) -> dict[str, object]:
             raise bad_request(f"scores: expected name=value, got {part!r}")
         if name in result:
             raise bad_request(f"scores: {name!r} is given twice")
-        number = parse_number(value)
-        result[name] = value if number is None else number
+        result[name] = _score_text(value)
         if len(result) > MAX_PROBES:
             raise bad_request(f"scores: more than {MAX_PROBES} probes")
     if not result:

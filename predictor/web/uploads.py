@@ -263,6 +263,7 @@ def _answer(bench: BenchPress, name: str, read: Any, model: str | None) -> dict[
             {
                 "benchmark": row["benchmark_id"],
                 **{k: _number(v) for k, v in row.items() if k in USED},
+                **_subset(row),
             }
             for row in inputs.used
         ],
@@ -271,4 +272,14 @@ def _answer(bench: BenchPress, name: str, read: Any, model: str | None) -> dict[
 
 
 USED = ("score", "stderr", "task", "metric", "n_shot", "note")  # of each score used
+
+
+def _subset(row: dict[str, Any]) -> dict[str, Any]:
+    """A score from a random subset of the task's items (`benchpress run --items`): how many
+    of how many, and which subset, so the card tells it apart from a full run's."""
+    if row.get("items_total") is None:
+        return {}
+    return {"items": row["n"], "items_total": row["items_total"], "subset": row["subset"]}
+
+
 LISTS = ("unmapped", "unmapped_subtasks", "other_metric", "not_run", "not_fitted", "notes")

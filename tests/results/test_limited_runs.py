@@ -191,7 +191,9 @@ def test_python_predict_refuses_limited_scores_unless_allowed(bp: BenchPress) ->
     with pytest.warns(LimitedScoresWarning) as caught_warnings:
         allowed_answer = bp.predict(frame, targets="mmlu_pro", allow_limited=True)
     assert [str(w.message) for w in caught_warnings] == [allowed(LIMITED)]
-    assert allowed_answer == bp.predict({"math_level_5": 50.0}, targets="mmlu_pro", model=MODEL)
+    # with the file's standard error (50 points over 2 items), which the fold-in weighs
+    expected = bp.predict({"math_level_5": (50.0, 50.0)}, targets="mmlu_pro", model=MODEL)
+    assert allowed_answer == expected
     with pytest.raises(ResultsError, match="limited to 2 items per task"):
         bp.what_to_run_next(frame, targets="mmlu_pro")
 
@@ -277,6 +279,6 @@ def test_a_store_of_schema_1_is_read_as_is_then_migrated_on_write(
         found = con.execute("SELECT version FROM store_schema ORDER BY 1").fetchall()
     finally:
         con.close()
-    assert [row[0] for row in found] == [1, 2]
+    assert [row[0] for row in found] == [1, 2, 3]  # 3: the subset columns (`--items`)
     assert store.model_cells("old", benchpress_home).equals(before)
     assert store.model_cells("new", benchpress_home)["limited"].to_list() == [False, False]

@@ -5,7 +5,7 @@ The probes' public datasets (GPQA, MMLU, AIME, ...) cannot be downloaded here, s
 run the task definitions in `tests/fixtures/probe_tasks/` (lm-eval YAMLs over one small
 local data file: eight "What is A + B?" items) through the override a team would use for its
 own tasks: `BENCHPRESS_PROBE_TASKS` (benchmark=task) and `BENCHPRESS_TASK_INCLUDE_PATH`. They
-cover the default runnable probe sets of the bundled snapshot (`ProbeSet.lm_eval` and
+cover the default runnable probe plans of the bundled snapshot (`ProbeSet.lm_eval` and
 `.lm_eval_chat`). The test server (`tests/support/openai_server.py`) answers the items right
 except when A + B leaves 1 when divided by 3: 5 of the 8 (62.5%)."""
 
@@ -21,9 +21,27 @@ from tests.support.shared_home import is_machine_setting
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "probe_tasks"
 BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
-# the bundled snapshot's default runnable sets (predictor.trust.probe_sets.PINNED)
-LM_EVAL_PROBES = ("gpqa_diamond", "mmlu", "aime_2025", "gpqa_main", "aime_2024")
-CHAT_PROBES = ("gpqa_diamond", "bigbench_hard", "aime_2025", "mmlu_pro", "open_llm_math_lvl5")
+# the bundled snapshot's default runnable plans (predictor.trust.probe_sets.PINNED)
+LM_EVAL_PROBES = (
+    "aime_2025",
+    "winogrande",
+    "mmlu",
+    "gpqa_diamond",
+    "math",
+    "aime_2024",
+    "gsm8k",
+    "mmlu_pro",
+    "open_llm_bbh",
+)
+CHAT_PROBES = (
+    "aime_2025",
+    "triviaqa",
+    "arc_challenge",
+    "gpqa_diamond",
+    "math",
+    "aime_2024",
+    "open_llm_ifeval",
+)
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 
 

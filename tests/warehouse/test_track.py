@@ -382,7 +382,13 @@ def test_track_prints_each_checkpoint_as_predict_does(
             f"{predicted[b].score:.1f} ({predicted[b].low:.1f}-{predicted[b].high:.1f})"
             for b in TARGETS
         ]
-        probes = dict(zip(used["benchmark_id"], used["score"], strict=True))
+        # each score with the file's standard error, as the fold-in takes it (issue 40)
+        probes = {
+            b: (score, stderr)
+            for b, score, stderr in zip(
+                used["benchmark_id"], used["score"], used["stderr"], strict=True
+            )
+        }
         benchmarks, draws = bp.predictive_draws(probes, n=4000, random_state=0)
         joint.append(tracking.joint_probability(draws, benchmarks, criteria))
         assert row[5] == f"{joint[-1]:.3f}"
@@ -425,6 +431,36 @@ def test_the_joint_probability_is_not_the_product_of_the_marginals(
     probabilities = [c["p_all"] for c in payload["checkpoints"]]
     assert probabilities == sorted(probabilities)  # the run keeps improving
     assert payload["first_step_meeting"] == tracking.first_meeting(list(STEPS), probabilities)
+
+
+def test_a_criterion_on_an_observed_score_takes_it_as_a_measurement(
+    benchpress_home: Path, run_files: dict[int, Path], capsys
+) -> None:
+    """open_llm_mmlu_pro is scored at every checkpoint (35.5 at step 300, the file's standard
+    error 1.2 points): `>=35` there is P(35.5 + 1.2 Z >= 35) = Phi(0.5 / 1.2) = 0.66, not a
+    certain pass, and the answer says which noise it took (issue 40)."""
+    from statistics import NormalDist
+
+    require = "open_llm_mmlu_pro>=35"
+    code, out, _ = track(capsys, "run-a", "--from", GLOB, "--require", require, "--json")
+    assert code == 0
+    checkpoints = json.loads(out)["checkpoints"]
+    observed = [c["probes"]["open_llm_mmlu_pro"] for c in checkpoints]
+    assert observed == pytest.approx([26.5, 31.0, 35.5, 40.0, 44.5])
+    expected = [NormalDist().cdf((score - 35.0) / 1.2) for score in observed]
+    assert [c["p_all"] for c in checkpoints] == pytest.approx(expected, abs=0.02)
+    assert 0.6 < checkpoints[2]["p_all"] < 0.72
+    assert all(
+        c["measurement_noise"]
+        == {"open_llm_mmlu_pro": {"sd": pytest.approx(1.2), "source": "given"}}
+        for c in checkpoints
+    )
+    code, out, _ = track(capsys, "run-a", "--from", GLOB, "--require", require)
+    assert code == 0
+    assert (
+        "criteria on observed scores take them as measured: open_llm_mmlu_pro +-1.2 (given)"
+        in out.splitlines()
+    )
 
 
 def test_json_and_csv_carry_every_checkpoint(

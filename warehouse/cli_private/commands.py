@@ -57,7 +57,7 @@ from predictor.tracking.plot import TargetSeries, plot_format, render
 from predictor.trust.profiles import resolve_targets
 from predictor.util import locking
 from predictor.util.paths import benchpress_home
-from predictor.values import predictions_frame
+from predictor.values import Noise, predictions_frame
 from warehouse import private_models
 from warehouse.cli_private.arguments import DEFAULT_TARGETS
 
@@ -401,6 +401,31 @@ def _stage_plot(path: Path, image: bytes) -> Path:
     return staged
 
 
+def _criteria_noise(bp, found: ResultInputs, criteria) -> dict[str, Noise]:
+    """benchmark -> the noise a checkpoint's observed score on a criterion's benchmark is
+    judged with: its standard error (the file's, or binomial on its items), else the
+    benchmark's default (`BenchPress.measurement_noise`)."""
+    wanted = dict.fromkeys(c.benchmark for c in criteria)
+    return {
+        b: bp.measurement_noise(b, found.scores[b], found.stderr.get(b))
+        for b in wanted
+        if b in found.scores
+    }
+
+
+def _noise_lines(noises: list[dict[str, Noise]]) -> list[str]:
+    """The table's note on criteria judged on observed scores: each benchmark's noise (the
+    first checkpoint's; the JSON has every checkpoint's)."""
+    seen: dict[str, Noise] = {}
+    for noise in noises:
+        for benchmark, n in noise.items():
+            seen.setdefault(benchmark, n)
+    if not seen:
+        return []
+    shown = "; ".join(f"{b} +-{n.sd:.2g} ({n.source})" for b, n in seen.items())
+    return [f"criteria on observed scores take them as measured: {shown}"]
+
+
 def _cell(prediction) -> str:
     if prediction.observed:
         return f"{prediction.score:.1f} observed"
@@ -492,15 +517,20 @@ def cmd_track(args: argparse.Namespace) -> int:
         if args.step is not None:
             read = sorted([*read, *_stored_checkpoints(run, {args.step})], key=lambda c: c[0])
         steps, names, inputs, predictions, p_all, p_each = [], [], [], [], [], []
+        noises: list[dict[str, Noise]] = []
         for step, name, found in read:
             steps.append(step)
             names.append(name)
             inputs.append(found)
-            predictions.append(bp.predict(found.scores, level=args.level, targets=shown, **side))
+            # each score with its standard error (the file's, or binomial on its items)
+            scores = found.measured
+            predictions.append(bp.predict(scores, level=args.level, targets=shown, **side))
             if criteria:
-                benchmarks, draws = bp.predictive_draws(
-                    found.scores, n=N_DRAWS, level=args.level, **side
-                )
+                benchmarks, draws = bp.predictive_draws(scores, n=N_DRAWS, level=args.level, **side)
+                noise = _criteria_noise(bp, found, criteria)
+                noises.append(noise)
+                measured = {b: (found.scores[b], n.sd) for b, n in noise.items()}
+                draws = bp.in_range(tracking.with_measurement_noise(draws, benchmarks, measured))
                 p_all.append(tracking.joint_probability(draws, benchmarks, criteria))
                 p_each.append(tracking.marginal_probabilities(draws, benchmarks, criteria))
         first = tracking.first_meeting(steps, p_all) if criteria else None
@@ -603,6 +633,8 @@ def cmd_track(args: argparse.Namespace) -> int:
                 f"P(all) = P({', '.join(str(c) for c in criteria)}), joint over "
                 f"{N_DRAWS} predictive draws per checkpoint"
             )
+            for line in _noise_lines(noises):
+                print(line)
             when = f"step {first}" if first is not None else "none yet"
             print(f"first checkpoint with P >= {tracking.MEET_PROBABILITY:g}: {when}")
         if plot is not None:
@@ -629,6 +661,10 @@ def cmd_track(args: argparse.Namespace) -> int:
                 "probes": found.scores,
                 "p_all": p_all[k] if criteria else None,
                 "p_each": dict(zip(map(str, criteria), p_each[k], strict=True))
+                if criteria
+                else None,
+                # the noise each observed score a criterion is on was taken with
+                "measurement_noise": {b: n.as_dict() for b, n in noises[k].items()}
                 if criteria
                 else None,
                 "predictions": [preds[b].as_dict() for b in shown],

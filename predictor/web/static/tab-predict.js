@@ -33,6 +33,14 @@ export function currentPrediction() {
   return state.prediction;
 }
 
+/** " (200 of 12,032 items)" for a score from a random subset of the task's items
+ * (`benchpress run --items`), "" for a full run's: the card tells the two apart. */
+function subsetText(probe) {
+  if (probe.items_total === undefined || probe.items_total === null) return "";
+  const count = (n) => Number(n).toLocaleString("en-US");
+  return ` (${count(probe.items)} of ${count(probe.items_total)} items)`;
+}
+
 function benchmarkName(id) {
   return page.state.benchmarks.get(id)?.name || id;
 }
@@ -580,7 +588,7 @@ function renderUploadCard() {
                   el("span", { class: "bname", text: benchmarkName(p.benchmark) }),
                   el("span", { class: "bid", text: p.benchmark }),
                 ),
-                el("td", { class: "num", text: fmt(p.score, 2) }),
+                el("td", { class: "num", text: fmt(p.score, 2) + subsetText(p) }),
                 el("td", { class: "num", text: p.stderr === null ? "" : fmt(p.stderr, 2) }),
                 el("td", {}, el("code", { text: `${p.task} (${p.metric})` })),
                 el("td", { class: "num", text: p.n_shot === null ? "" : String(p.n_shot) }),
