@@ -28,18 +28,18 @@ SNAPSHOT = "2026.12.07.2"
 TOL = 0.002
 
 # the scenario of test_track.py: thresholds at the middle checkpoint's predicted medians
-AT_THE_MEDIANS = "mmlu_pro>=48.8,gpqa_diamond>=28.9"
-P_ALL = [0.046, 0.13875, 0.38125, 0.699, 0.88175]
+AT_THE_MEDIANS = "mmlu_pro>=48.6,gpqa_diamond>=28.7"
+P_ALL = [0.0475, 0.14175, 0.3845, 0.7015, 0.88325]
 P_EACH = {
-    100: [0.08275, 0.073],
-    200: [0.213, 0.209],
-    300: [0.48625, 0.495],
-    400: [0.78425, 0.77725],
-    500: [0.9195, 0.919],
+    100: [0.08275, 0.0745],
+    200: [0.215, 0.2125],
+    300: [0.48675, 0.50025],
+    400: [0.7855, 0.77975],
+    500: [0.92075, 0.9195],
 }
 # looser thresholds: P(all) reaches 0.9 at step 400
 LOOSER = "mmlu_pro>=43.3,gpqa_diamond>=21.5"
-P_ALL_LOOSER = [0.18525, 0.48375, 0.789, 0.92025, 0.9655]
+P_ALL_LOOSER = [0.18175, 0.47275, 0.78, 0.916, 0.96325]
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     assert steps == ["100", "200", "300", "400", "500"]
     assert p_all == pytest.approx(P_ALL, abs=TOL)
     assert tail == [
-        "P(all) = P(mmlu_pro>=48.8, gpqa_diamond>=28.9), joint over 4000 predictive draws per "
+        "P(all) = P(mmlu_pro>=48.6, gpqa_diamond>=28.7), joint over 4000 predictive draws per "
         "checkpoint",
         "first checkpoint with P >= 0.9: none yet",
     ]
@@ -93,11 +93,11 @@ def test_p_all_and_the_first_checkpoint_are_the_pinned_numbers(
     code, out, _ = track(capsys, "run-a", "--from", GLOB, "--require", AT_THE_MEDIANS, "--json")
     assert code == 0
     payload = json.loads(out)
-    assert payload["criteria"] == ["mmlu_pro>=48.8", "gpqa_diamond>=28.9"]
+    assert payload["criteria"] == ["mmlu_pro>=48.6", "gpqa_diamond>=28.7"]
     assert [c["step"] for c in payload["checkpoints"]] == list(STEPS)
     assert [c["p_all"] for c in payload["checkpoints"]] == pytest.approx(P_ALL, abs=TOL)
     for checkpoint in payload["checkpoints"]:
-        assert list(checkpoint["p_each"]) == ["mmlu_pro>=48.8", "gpqa_diamond>=28.9"]
+        assert list(checkpoint["p_each"]) == ["mmlu_pro>=48.6", "gpqa_diamond>=28.7"]
         assert list(checkpoint["p_each"].values()) == pytest.approx(
             P_EACH[checkpoint["step"]], abs=TOL
         )

@@ -264,7 +264,7 @@ def test_a_store_that_cannot_be_read_is_a_503_and_the_snapshot_still_serves(
     try:
         message = (
             f"the private store cannot be read: {store_path(home)} has schema version 99, "
-            "newer than this benchpress knows (2); upgrade benchpress to use it"
+            "newer than this benchpress knows (3); upgrade benchpress to use it"
         )
         for path in ("/api/private", "/api/runs", f"/api/runs/{RUN}", "/api/compare?models=m"):
             answer = running.get(path)
