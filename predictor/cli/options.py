@@ -281,15 +281,21 @@ def nonempty_text(text: str) -> str:
     return text.strip()
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (`--k 0` is a usage error, not an empty answer)."""
+def whole_number(text: str, minimum: int = 1) -> int:
+    """argparse type: an integer >= `minimum` (`--k 0` is a usage error, not an empty
+    answer)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return whole_number(text, 1)
 
 
 def positive_float(text: str) -> float:

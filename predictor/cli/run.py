@@ -30,6 +30,7 @@ from predictor.cli.options import (
     snapshot_reference,
     store_uri,
     token_count,
+    whole_number,
 )
 from predictor.cli.output import EXIT_FAILED, CommandError, plural, print_table, printable
 from predictor.harnesses import DEFAULT_HARNESS, either, get_harness, harnesses
@@ -226,13 +227,7 @@ def _shown(scores, benchmark: str) -> str:
 
 def seed_number(text: str) -> int:
     """argparse type: a whole number >= 0 (`--items-seed`)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+    return whole_number(text, 0)
 
 
 def run_arguments(run: argparse.ArgumentParser) -> None:
