@@ -358,7 +358,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m(
         "subset_resume_any",
         "lm_eval_tool",
-        "                and _same_subset(doc.get(SUBSET_KEY), subset)\n",
+        "                and record_matches(doc.get(SUBSET_KEY), subset)\n",
         "",
         "resume ignores the item subset: a subset's file is taken for the full run",
         SUBSETS,

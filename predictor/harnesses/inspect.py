@@ -34,7 +34,7 @@ from predictor.harnesses.redact import plain_text
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
 from predictor.harnesses.tool import ProbeTool
 from predictor.util.extras import MissingExtraError, install_hint
-from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, SubsetRecordError
+from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, record_matches
 
 TOOL = "inspect"
 # Inspect's OpenAI-compatible provider `openai-api/<service>/<model>` reads
@@ -255,12 +255,9 @@ def _literal(sample_id: object) -> object:
 def _same_subset(spec, subset: ItemSubset | None) -> bool:
     """Whether a log ran the subset asked for (none: every sample, no `sample_id`)."""
     recorded = (getattr(spec, "metadata", None) or {}).get(SUBSET_KEY)
-    if subset is None:
-        return recorded is None and spec.config.sample_id is None
-    try:
-        return recorded is not None and SubsetRecord.from_json(recorded).matches(subset)
-    except SubsetRecordError:
+    if subset is None and spec.config.sample_id is not None:
         return False
+    return record_matches(recorded, subset)
 
 
 def _in_include_path(task: str, include_path: Sequence[Path]) -> str:

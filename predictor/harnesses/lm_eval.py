@@ -39,7 +39,7 @@ from predictor.harnesses.endpoint import (
 )
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
 from predictor.harnesses.tool import ProbeTool
-from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, SubsetRecordError
+from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, record_matches
 
 TOOL = "lm_eval"
 # lm-eval reads an API model's key from this variable (its OpenAI-compatible models)
@@ -200,7 +200,7 @@ class LmEvalTool(ProbeTool):
                 and config.get("model") == endpoint.model_type
                 and config.get("limit") == limit
                 and (want_version is None or str(versions.get(task)) == want_version)
-                and _same_subset(doc.get(SUBSET_KEY), subset)
+                and record_matches(doc.get(SUBSET_KEY), subset)
             ):
                 return path
         return None
@@ -253,16 +253,6 @@ class LmEvalTool(ProbeTool):
         loaded = self.manager.load([task])
         sizes = {name: len(built.eval_docs or []) for name, built in loaded["tasks"].items()}
         return SubsetRecord.drawn(subset, sizes)
-
-
-def _same_subset(recorded: object, subset: ItemSubset | None) -> bool:
-    """Whether a results file's subset record (None: a full run) is the run asked for."""
-    if subset is None or recorded is None:
-        return subset is None and recorded is None
-    try:
-        return SubsetRecord.from_json(recorded).matches(subset)
-    except SubsetRecordError:
-        return False
 
 
 def _doc_tokens(task, doc) -> int:

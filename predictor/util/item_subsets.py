@@ -171,6 +171,17 @@ class SubsetRecord:
         return record
 
 
+def record_matches(recorded: object, subset: ItemSubset | None) -> bool:
+    """Whether a results file's subset record (None: a full run) is the run asked for
+    (`subset`, None for a full run); a record that does not parse matches nothing."""
+    if subset is None or recorded is None:
+        return subset is None and recorded is None
+    try:
+        return SubsetRecord.from_json(recorded).matches(subset)
+    except SubsetRecordError:
+        return False
+
+
 def _count(value: dict, name: str, where: str) -> int:
     found = value.get(name)
     if isinstance(found, bool) or not isinstance(found, int) or not 0 <= found <= MAX_ITEMS:
