@@ -7,6 +7,7 @@ bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy
 
 from __future__ import annotations
 
+import calendar
 import math
 import os
 import warnings
@@ -119,7 +120,8 @@ def _year_to_day(year: float) -> str:
     whole = int(math.floor(year))
     month = min(12, int(math.floor((year - whole) * 12.0)) + 1)
     day = int(round((year - whole - (month - 1) / 12.0) * 365.0)) + 1
-    return f"{whole:04d}-{month:02d}-{max(1, min(day, 31)):02d}"
+    last = calendar.monthrange(whole, month)[1]  # a month is 1/12 year: up to 31 days here
+    return f"{whole:04d}-{month:02d}-{max(1, min(day, last)):02d}"
 
 
 # Plausible bounds for open scales, to reject typos (a probe of 1e9 Elo) with a clear error.

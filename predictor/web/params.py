@@ -189,7 +189,11 @@ def scores(params: Params) -> dict[str, object]:
     if isinstance(raw, Mapping):
         if len(raw) > MAX_PROBES:
             raise bad_request(f"scores: more than {MAX_PROBES} probes")
-        return {str(name): value for name, value in raw.items()}
+        # text values read as in `name=value` pairs: the page's score boxes send `74±1.5`
+        return {
+            str(name): _score_text(value.strip()) if isinstance(value, str) else value
+            for name, value in raw.items()
+        }
     if not isinstance(raw, str):
         raise bad_request("scores must be 'name=value,name=value' or an object of name: value")
     result: dict[str, object] = {}

@@ -3,11 +3,13 @@ over real HTTP and answers as the Python API does (issue 40)."""
 
 from __future__ import annotations
 
+from datetime import date
 from urllib.parse import quote
 
 import pytest
 
 from predictor import BenchPress
+from predictor.api import _year_to_day
 from predictor.util.paths import bundled_snapshot_dir
 from tests.web.conftest import BUNDLED_VERSION, RunningApp
 
@@ -67,3 +69,20 @@ def test_a_bad_standard_error_is_a_400_naming_the_benchmark(
     answer = app.get(f"/api/predict?scores={quote(scores, safe='=,')}")
     assert answer.status == 400
     assert answer.json() == {"error": message}
+
+
+def test_the_page_s_score_boxes_may_hold_a_standard_error(app: RunningApp, bp: BenchPress) -> None:
+    """The page posts each box's text as it was typed (`90±5`, `90+-5`): read as in a link,
+    not refused as a score that is not a number."""
+    expected = {b: p.as_dict() for b, p in bp.predict(PROBES).items()}
+    for typed in ("90\u00b15", "90+-5", " 90 +/- 5 "):
+        doc = app.post("/api/predict", {"scores": {"gpqa_diamond": typed, "hle": "20"}}).json()
+        assert doc["stderr"] == {"gpqa_diamond": 5.0}
+        assert {r["benchmark"]: r for r in doc["predictions"]} == expected
+
+
+def test_an_inferred_release_date_is_a_day_of_the_calendar() -> None:
+    """A date inferred in February once read `2025-02-31`: the day stays within its month."""
+    days = [_year_to_day(2024 + k / 2400) for k in range(4800)]
+    assert all(date.fromisoformat(d) for d in days)
+    assert _year_to_day(2025 + 1.99 / 12) == "2025-02-28"
