@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 # `make demo` and a later `.venv/bin/benchpress ...` from any folder see the same snapshots.
 DEMO_SCORES := gpqa_diamond=80,hle=20,mmlu_pro=80,arc_agi_1=60,codeforces_rating=1800
 
-.PHONY: install demo team-demo test lint format docs screenshot dagster bundle clean app browser-deps
+.PHONY: install demo team-demo test lint format docs docs-data screenshot dagster bundle clean app browser-deps
 
 install: $(STAMP)
 
@@ -46,9 +46,15 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
-# or a docstring the API reference cannot render fails the build. Builds offline.
+# or a docstring the API reference cannot render fails the build. Builds offline. The method
+# page's plots are drawn during the build (docs/hooks/figures.py) from the evaluation results
+# in docs/assets/data/; results older than the data they were run on fail the build.
 docs: $(STAMP) screenshot
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# Rerun the evaluations behind the method page's plots (about 10 min on 2 quiet cores).
+docs-data: $(STAMP)
+	$(BIN)/python docs/hooks/evaluate_runs.py
 
 # The web page screenshot of the README and the docs (docs/assets/web-page.png), retaken by
 # `make docs` from `benchpress app` on a free loopback port with the bundled snapshot, in
@@ -57,8 +63,9 @@ screenshot: $(STAMP)
 	$(BIN)/python docs/hooks/screenshot.py
 
 # The Dagster UI on the code location (lineage, runs, checks, the daily schedule).
+# `make dagster PORT=3001` for another port than 3000 (e.g. beside a running one).
 dagster: $(STAMP)
-	$(BIN)/python -m pipelines.ui  # dagster-webserver + dagster-daemon, location "benchpress"
+	$(BIN)/python -m pipelines.ui $(if $(PORT),--port '$(PORT)')  # webserver + daemon, location "benchpress"
 
 # The local web page on http://127.0.0.1:8765 (predict, compare, matrix, fit plots).
 app: $(STAMP)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,33 @@ def benchpress_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "predictor.cli"]
 
 
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo on Linux), else what `platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def machine() -> dict[str, object]:
+    """What the figures depend on: the CPU, its cores and how busy the machine is now."""
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "load_average_1_5_15": load_average()}
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def sources_phase(home: Path) -> float:
     """Seconds from the first source step's start to the last one's end, over the runs of
     the refresh (one serial run, or the parallel ingest run and the matrix run)."""
@@ -56,18 +85,32 @@ def sources_phase(home: Path) -> float:
     return max(ends) - min(starts)
 
 
-def refresh(home: Path, mirror: str, workers: int) -> float:
+def run_refresh(home: Path, extra_env: dict[str, str], args: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one `benchpress refresh` command in `home`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHPRESS_")}
-    env.update({"BENCHPRESS_HOME": str(home), "BENCHPRESS_HTTP_MIRROR": mirror})
-    command = [*benchpress_command(), "refresh", "--mode", "mirror", "--no-progress"]
-    started = time.perf_counter()
-    done = subprocess.run(
-        [*command, "--workers", str(workers)], env=env, capture_output=True, text=True
-    )
-    seconds = time.perf_counter() - started
+    env.update({"BENCHPRESS_HOME": str(home), **extra_env})
+    command = [*benchpress_command(), "refresh", "--no-progress", *args]
+    cpu_before, started = children_cpu(), time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    seconds, cpu = time.perf_counter() - started, children_cpu() - cpu_before
     if done.returncode != 0:
-        raise SystemExit(f"refresh with --workers {workers} failed:\n{done.stderr[-2000:]}")
-    return seconds
+        raise SystemExit(f"{' '.join(command[1:])} failed:\n{done.stderr[-2000:]}")
+    return seconds, cpu
+
+
+def refresh(home: Path, mirror: str, workers: int) -> float:
+    mirrored = {"BENCHPRESS_HTTP_MIRROR": mirror}
+    return run_refresh(home, mirrored, ["--mode", "mirror", "--workers", str(workers)])[0]
+
+
+def replay_figures(home: Path) -> list[dict[str, object]]:
+    """A fresh replay refresh (what `make demo` runs), then an unchanged rerun in that home."""
+    rows = []
+    for run in ("fresh", "unchanged rerun"):
+        seconds, cpu = run_refresh(home, {}, ["--mode", "replay"])
+        rows.append({"run": run, "refresh_s": seconds, "cpu_s": cpu})
+        print(f"replay refresh, {run}: {seconds:.1f} s wall, {cpu:.1f} s CPU")
+    return rows
 
 
 def snapshot_tables(home: Path) -> dict[str, pl.DataFrame]:
@@ -85,13 +128,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--latency", default="0,0.1", help="comma-separated seconds added to every answer"
     )
+    parser.add_argument(
+        "--replay", action="store_true", help="also time a fresh replay refresh and a rerun"
+    )
     parser.add_argument("--out", help="write the figures as JSON here")
     args = parser.parse_args(argv)
     latencies = [float(x) for x in args.latency.split(",") if x.strip()]
-    print(f"recorded sources over a loopback mirror; {os.cpu_count()} CPU cores")
-    print(f"{'latency':>8} {'workers':>7} {'refresh s':>10} {'sources s':>10} {'speed-up':>9}")
-    rows = []
+    host = machine()
+    print(
+        f"machine: {host['cpu']}, {host['cores']} cores; "
+        f"load average before (1, 5, 15 min): {host['load_average_1_5_15']}"
+    )
+    rows: list[dict[str, object]] = []
+    replay: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="refresh-speed-") as scratch:
+        if args.replay:
+            replay = replay_figures(Path(scratch) / "replay")
+        if latencies:
+            print("recorded sources over a loopback mirror")
+            print(
+                f"{'latency':>8} {'workers':>7} {'refresh s':>10} {'sources s':>10} {'speed-up':>9}"
+            )
         for latency in latencies:
             server = MirrorServer(DEFAULT_REPLAY_ROOT).start()
             if latency > 0:
@@ -120,9 +177,13 @@ def main(argv: list[str] | None = None) -> int:
                 server.stop()
     parallel = [r for r in rows if r["workers"] != 1]
     same = all(r["same_snapshot"] for r in parallel)
-    print(f"parallel snapshots hold the same cells, models and benchmarks as serial: {same}")
+    if parallel:
+        print(f"parallel snapshots hold the same cells, models and benchmarks as serial: {same}")
+    host["load_average_after"] = load_average()
+    print(f"load average after (1, 5, 15 min): {host['load_average_after']}")
     if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+        figures = {"machine": host, "replay": replay, "mirror": rows}
+        Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
         print(f"wrote {args.out}")
     return 0 if same else 1
 

@@ -9,6 +9,7 @@ its verdict to `check_results` (run id, content hash, passed, accepted) in one t
 `published_snapshot` publishes only when every blocking check of its run passed, so a failed
 staged snapshot stays unpublishable however `published_snapshot` is materialized."""
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -29,13 +30,16 @@ from pipelines.settings import (
     check_thresholds,
     guard_thresholds,
     parse_accepted,
+    threshold_env,
 )
 from pipelines.sources import SOURCES
+from pipelines.stages.clusters import ALLOW_ENV, allowed_benchmarks, cluster_problems
 from pipelines.stages.ingest import nothing_fetched
 from pipelines.stages.normalize import resolution_summary
 from pipelines.stages.quality import (
     MIN_JUMPS_FOR_SHARE,
     GuardThresholds,
+    frame_markdown,
     jumps_markdown,
 )
 from predictor.trust.scale_mix import describe as describe_mix
@@ -68,6 +72,10 @@ def verdict(
     with warehouse.connect() as con:
         record_check(con, record)
     extra = {"content_hash": content_hash} if content_hash else {}
+    if not (passed or record.accepted):
+        # Dagster then fails the step with a generic "blocking asset check failed" trace; the
+        # reason is this line of the run's log, the check's description and its metadata
+        context.log.error(f"{spec.name} failed: {description}")
     return dg.AssetCheckResult(
         passed=passed or record.accepted,
         description=description,
@@ -87,9 +95,12 @@ def matrix_problems(
     problems = []
     n_models, n_benchmarks = cells["model_id"].n_unique(), cells["benchmark_id"].n_unique()
     if n_models < min_models:
-        problems.append(f"{n_models} models < minimum {min_models}")
+        problems.append(f"{n_models} models < minimum {min_models} ({threshold_env('min_models')})")
     if n_benchmarks < min_benchmarks:
-        problems.append(f"{n_benchmarks} benchmarks < minimum {min_benchmarks}")
+        problems.append(
+            f"{n_benchmarks} benchmarks < minimum {min_benchmarks} "
+            f"({threshold_env('min_benchmarks')})"
+        )
     if not cells["score"].is_finite().all():
         problems.append("non-finite scores")
     percent = cells.filter(
@@ -141,6 +152,42 @@ def matrix_sanity(
 
 
 @dg.asset_check(
+    asset=score_matrix,
+    blocking=True,
+    pool=DUCKDB_POOL,
+    description="No benchmark column splits into two clusters of cells from different sources "
+    "or cited documents, far apart against their own spread (two metrics in one column, as "
+    f"LongFact's hallucination rates beside a model card's score); {ALLOW_ENV} lists reviewed "
+    "exceptions.",
+)
+def one_metric_per_column(
+    context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+) -> dg.AssetCheckResult:
+    allowed = allowed_benchmarks(os.environ.get(ALLOW_ENV, ""))
+    scale_of = dict(load_registry().benchmarks.select("benchmark_id", "scale").iter_rows())
+    with warehouse.connect() as con:
+        cells = read_table(con, "matrix_cells")
+        rows = read_table(con, "normalized_scores")
+    problems, split = cluster_problems(cells, rows, scale_of, allowed)
+    return verdict(
+        context,
+        warehouse,
+        passed=not problems,
+        metadata={
+            "split_benchmarks": dg.MetadataValue.md(
+                frame_markdown(split.drop("low_origins", "high_origins"))
+            ),
+            "problems": dg.MetadataValue.json(problems),
+            "allowed_setting": ALLOW_ENV,
+            "allowed": ", ".join(sorted(allowed)),
+        },
+        description="; ".join(problems)
+        or f"every benchmark column is one cluster of origins ({ALLOW_ENV}: "
+        f"{', '.join(sorted(allowed)) or 'none'})",
+    )
+
+
+@dg.asset_check(
     asset=factorization,
     blocking=True,
     pool=DUCKDB_POOL,
@@ -150,16 +197,33 @@ def rank2_structure(
     context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
 ) -> dg.AssetCheckResult:
     floor = check_thresholds().min_top2_variance_share
-    staged = staged_for_run(context, warehouse)
+    try:
+        staged = staged_for_run(context, warehouse)
+    except dg.Failure as exc:  # the fit did not stage: say why, as this check's verdict
+        return verdict(context, warehouse, False, exc.description or str(exc))
     share = float(staged.figures["variance_share_top2"])
-    passed = share >= floor
+    passed, description = rank2_rule(share, floor)
     return verdict(
         context,
         warehouse,
         passed=passed,
-        metadata={"variance_share_top2": share, "floor": floor},
-        description=f"top-2 variance share {share:.3f} {'>=' if passed else '<'} floor {floor:.3f}",
+        metadata={
+            "variance_share_top2": share,
+            "floor": dg.MetadataValue.text(f"{floor:g}"),
+            "floor_setting": threshold_env("min_top2_variance_share"),
+        },
+        description=description,
         content_hash=staged.content_hash,
+    )
+
+
+def rank2_rule(share: float, floor: float) -> tuple[bool, str]:
+    """Whether the top-2 variance share holds its floor, and the sentence that says so."""
+    passed = share >= floor
+    setting = threshold_env("min_top2_variance_share")
+    return passed, (
+        f"top-2 variance share {share:.3f} {'>=' if passed else '<'} floor {floor:.3f} "
+        f"(set by {setting})"
     )
 
 
@@ -235,7 +299,8 @@ def loading_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, 
         (
             f"largest principal angle between benchmark-loading subspaces {angle:.1f} deg "
             f"{'<=' if ok else '>'} ceiling {t.max_loading_angle_deg:g} deg "
-            f"({drift['common_benchmarks']} common benchmarks)"
+            f"({threshold_env('max_loading_angle_deg')}; "
+            f"{drift['common_benchmarks']} common benchmarks)"
         ),
         {"angle_deg": angle, "ceiling_deg": t.max_loading_angle_deg},
     )
@@ -250,7 +315,8 @@ def holdout_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, 
         ok,
         (
             f"held-out MedAE {drift['holdout_medae_old']:.2f} -> {drift['holdout_medae_new']:.2f} "
-            f"(change {change:+.2f}) {'<=' if ok else '>'} margin {t.max_holdout_medae_increase:g}"
+            f"(change {change:+.2f}) {'<=' if ok else '>'} margin {t.max_holdout_medae_increase:g} "
+            f"({threshold_env('max_holdout_medae_increase')})"
         ),
         {"change": change, "margin": t.max_holdout_medae_increase},
     )
@@ -270,10 +336,11 @@ def cells_rule(
     ok = removed <= t.max_cells_removed_share and not collapsed
     parts = [
         f"{drift['cells_removed']} cells lost ({removed:.1%} of the last snapshot, "
-        f"ceiling {t.max_cells_removed_share:.0%})"
+        f"ceiling {t.max_cells_removed_share:.0%}, {threshold_env('max_cells_removed_share')})"
     ]
     parts += [
-        f"source {source} keeps {ratio:.0%} of its cells (< {t.min_source_cell_ratio:.0%})"
+        f"source {source} keeps {ratio:.0%} of its cells (< {t.min_source_cell_ratio:.0%}, "
+        f"{threshold_env('min_source_cell_ratio')})"
         for source, ratio in sorted(collapsed.items())
     ]
     figures: dict[str, Any] = {"removed_share": removed, "collapsed_sources": collapsed}
@@ -287,7 +354,8 @@ def cells_rule(
     ok = ok and not shrunk
     parts += [
         f"source {source} parsed {facts['rows']} rows, {1 - facts['ratio']:.0%} fewer than the "
-        f"{facts['published_rows']} of the last publish (> {g.max_source_rows_drop:.0%})"
+        f"{facts['published_rows']} of the last publish (> {g.max_source_rows_drop:.0%}, "
+        f"{threshold_env('max_source_rows_drop')})"
         for source, facts in shrunk.items()
     ]
     figures["source_rows"] = rows
@@ -324,7 +392,8 @@ def _jump_parts(moves: dict[str, Any], g: GuardThresholds, parts: list[str]) -> 
         parts.append(
             f"{moves['suspicious']} published cell(s) jumped (>= {limits['points']:g} points or "
             f"{limits['ratio']:.0%}) to a value the model's other scores do not support "
-            f"(|z| >= {limits['z']:g}; at most {g.max_suspicious_moves} allowed): {shown}"
+            f"(|z| >= {limits['z']:g}, {threshold_env('cell_move_z')}; at most "
+            f"{g.max_suspicious_moves} allowed, {threshold_env('max_suspicious_moves')}): {shown}"
         )
     else:
         rescored = moves.get("rescored_benchmarks") or []
@@ -342,7 +411,8 @@ def _jump_parts(moves: dict[str, Any], g: GuardThresholds, parts: list[str]) -> 
         ok = False
         parts += [
             f"benchmark {b}: {f['jumps']} of its {f['compared']} published cells jumped "
-            f"({f['share']:.0%} > {g.max_benchmark_moved_share:.0%})"
+            f"({f['share']:.0%} > {g.max_benchmark_moved_share:.0%}, "
+            f"{threshold_env('max_benchmark_moved_share')})"
             for b, f in wide.items()
         ]
     return ok
@@ -355,7 +425,8 @@ def shift_rule(drift: dict[str, Any], t: CheckThresholds) -> tuple[bool, str, di
         ok,
         (
             f"median prediction shift on reference probe sets {shift:.2f} points "
-            f"{'<=' if ok else '>'} ceiling {t.max_prediction_shift:g}"
+            f"{'<=' if ok else '>'} ceiling {t.max_prediction_shift:g} "
+            f"({threshold_env('max_prediction_shift')})"
         ),
         {"median_shift": shift, "ceiling": t.max_prediction_shift},
     )
@@ -370,7 +441,10 @@ def build_drift_check(name: str, rule: DriftRule, description: str) -> dg.AssetC
         warehouse: WarehouseResource,
         publish_gate: PublishGateResource,
     ) -> dg.AssetCheckResult:
-        staged = staged_for_run(context, warehouse)
+        try:
+            staged = staged_for_run(context, warehouse)
+        except dg.Failure as exc:  # the fit did not stage: say why, as this check's verdict
+            return verdict(context, warehouse, False, exc.description or str(exc))
         drift, digest = staged.drift, staged.content_hash
         if drift is not None and drift.get("same_inputs"):  # `pipelines.stages.snapshot`
             return verdict(

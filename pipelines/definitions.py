@@ -11,6 +11,7 @@ from pipelines.checks import (
     drift_checks,
     identity_resolution,
     matrix_sanity,
+    one_metric_per_column,
     rank2_structure,
     sources_fetched,
 )
@@ -30,6 +31,7 @@ defs = dg.Definitions(
         sources_fetched,
         identity_resolution,
         matrix_sanity,
+        one_metric_per_column,
         rank2_structure,
         *drift_checks,
     ],

@@ -38,17 +38,75 @@ def spectrum_plot(singular: Sequence[float]) -> bytes:
     return _png(fig)
 
 
-def loadings_plot(loadings: np.ndarray, names: Sequence[str], label_top: int = 12) -> bytes:
+LABEL_OFFSET_PT = 4  # points between a benchmark's dot and its label
+
+
+def _label_offsets(x: float, y: float, centre: tuple[float, float]) -> list[tuple[int, int]]:
+    """Where a label may go (signs of its x and y offset), pointing into the plot first: a
+    point on the right edge is labelled to its left, so the label stays inside the axes."""
+    sx = -1 if x > centre[0] else 1
+    sy = -1 if y > centre[1] else 1
+    return [(sx, sy), (sx, -sy), (-sx, sy), (-sx, -sy)]
+
+
+def place_labels(ax: plt.Axes, xy: np.ndarray, names: Sequence[str], label_top: int) -> list[str]:
+    """Label the `label_top` benchmarks farthest from the origin, each where its label fits
+    inside the axes without covering a label already placed; a benchmark whose label fits
+    nowhere is skipped for the next farthest (at most 3 x `label_top` tried). Returns the
+    labelled names, farthest first."""
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    centre = (float(np.mean(ax.get_xlim())), float(np.mean(ax.get_ylim())))
+    placed: list = []
+    labelled: list[str] = []
+    order = np.argsort(-np.hypot(xy[:, 0], xy[:, 1]), kind="stable")
+    for j in order[: 3 * label_top]:
+        if len(labelled) == label_top:
+            break
+        for sx, sy in _label_offsets(float(xy[j, 0]), float(xy[j, 1]), centre):
+            text = ax.annotate(
+                names[j],
+                (xy[j, 0], xy[j, 1]),
+                xytext=(sx * LABEL_OFFSET_PT, sy * LABEL_OFFSET_PT),
+                textcoords="offset points",
+                ha="left" if sx > 0 else "right",
+                va="bottom" if sy > 0 else "top",
+                fontsize=7,
+            )
+            box = text.get_window_extent(renderer)
+            inside = (
+                box.x0 >= frame.x0
+                and box.x1 <= frame.x1
+                and box.y0 >= frame.y0
+                and box.y1 <= frame.y1
+            )
+            if inside and not any(box.overlaps(other) for other in placed):
+                placed.append(box)
+                labelled.append(names[j])
+                break
+            text.remove()
+    return labelled
+
+
+def loadings_figure(
+    loadings: np.ndarray, names: Sequence[str], label_top: int = 12
+) -> tuple[plt.Figure, list[str]]:
+    """The two-factor plane of the benchmarks, the extremes labelled (`place_labels`)."""
     fig, ax = plt.subplots(figsize=(6, 5))
     ax.scatter(loadings[:, 0], loadings[:, 1], s=12, color="#3b6ea5")
-    norms = np.hypot(loadings[:, 0], loadings[:, 1])
-    for j in np.argsort(-norms)[:label_top]:
-        ax.annotate(names[j], (loadings[j, 0], loadings[j, 1]), fontsize=7)
+    ax.margins(0.12)  # room inside the frame for the labels of the outermost points
     ax.axhline(0, color="#999", lw=0.5)
     ax.axvline(0, color="#999", lw=0.5)
     ax.set_xlabel("factor 1")
     ax.set_ylabel("factor 2")
-    ax.set_title("Benchmarks in the two-factor plane")
+    ax.set_title("Benchmarks in the two-factor plane (the farthest labelled)")
+    fig.canvas.draw()  # fixes the limits and the text sizes the labels are placed by
+    labelled = place_labels(ax, loadings, names, label_top)
+    return fig, labelled
+
+
+def loadings_plot(loadings: np.ndarray, names: Sequence[str], label_top: int = 12) -> bytes:
+    fig, _ = loadings_figure(loadings, names, label_top)
     return _png(fig)
 
 

@@ -38,11 +38,15 @@ def _number(name: str, default: T) -> T:
     return value
 
 
+def threshold_env(field: str) -> str:
+    """The variable that sets check threshold `field` (a failed check names it)."""
+    return f"BENCHPRESS_CHECK_{field.upper()}"
+
+
 def _from_env(defaults: D) -> D:
     """`defaults` with each field overridden by BENCHPRESS_CHECK_<FIELD> where set."""
     values = {
-        name: _number(f"BENCHPRESS_CHECK_{name.upper()}", default)
-        for name, default in vars(defaults).items()
+        name: _number(threshold_env(name), default) for name, default in vars(defaults).items()
     }
     return type(defaults)(**values)
 

@@ -6,6 +6,9 @@ repository, warns that the repo's dagster.yaml "will not be used". This starts t
 `dagster-webserver`, from DAGSTER_HOME = BENCHPRESS_HOME/dagster, where `ensure_dagster_home`
 keeps a copy of the repo's dagster.yaml (or of deploy/dagster-team.yaml with
 BENCHPRESS_INSTANCE=team), with a workspace file naming the `benchpress` location.
+
+`make dagster PORT=3001` (`--port`) serves the UI on another port than 3000, e.g. beside
+another `make dagster`; a port that is taken or not a port stops it before anything starts.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +42,34 @@ def write_workspace(dagster_home: Path) -> Path:
     return path
 
 
+DEFAULT_PORT = 3000
+
+
+def port_number(text: str) -> int:
+    """`--port` / the Makefile's PORT: a TCP port, 1 to 65535."""
+    try:
+        port = int(text.strip())
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise ValueError(f"PORT={text!r} is not a port number (1 to 65535)")
+    return port
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why the UI cannot listen on host:port (taken by another server), None when it can."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return (
+                f"port {port} on {host} is not free ({exc.strerror}): another `make dagster`? "
+                f"choose another, e.g. `make dagster PORT={port + 1}`"
+            )
+    return None
+
+
 def commands(dagster_home: Path, host: str, port: int) -> list[list[str]]:
     """The daemon, then the webserver, both on the workspace in `dagster_home`."""
     bin_dir = Path(sys.executable).parent
@@ -51,9 +83,13 @@ def commands(dagster_home: Path, host: str, port: int) -> list[list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make dagster", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument("--port", default=str(DEFAULT_PORT), help="the UI's port (PORT=)")
     args = parser.parse_args(argv)
     try:  # BENCHPRESS_INSTANCE=team: its PostgreSQL must answer before anything starts
+        args.port = port_number(args.port)
+        taken = port_problem(args.host, args.port)
+        if taken:
+            raise ValueError(taken)
         profile = check_instance()
         check_warehouse()  # BENCHPRESS_WAREHOUSE=ducklake: its catalog and S3 too
         refresh_workers()  # BENCHPRESS_REFRESH_WORKERS, read when the code location loads

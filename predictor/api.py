@@ -50,25 +50,40 @@ from predictor.side_information import (
     fractional_year,
     unknown_features,
 )
+from predictor.snapshots.folders import folder_hint, folder_reference, snapshot_in
 from predictor.snapshots.layout import SCORES_COLUMNS
 from predictor.snapshots.pretrained import resolve_pretrained
+from predictor.snapshots.private_line import (
+    check_own_target,
+    private_hint,
+    private_store,
+    private_store_dir,
+    public_versions,
+)
 from predictor.snapshots.reader import (
     Snapshot,
+    SnapshotError,
     default_stores,
     load_snapshot,
     parse_pin,
     resolve_version,
 )
 from predictor.snapshots.stores import open_store
-from predictor.trust.missing_probes import split_probes
+from predictor.trust.missing_probes import MissingProbesWarning, split_probes
 from predictor.trust.next_benchmark import what_to_run_next
 from predictor.trust.probe_plan import DEFAULT_BUDGET_TOKENS, plan_probes_for
 from predictor.trust.probes import select_probes_for
 from predictor.trust.profiles import resolve_targets
 from predictor.trust.rankings import compare_models, compare_with_known_models
 from predictor.trust.suspicious import suspicious_scores
-from predictor.util.fraction_scores import beside_percent_messages, split_fractions
-from predictor.util.paths import snapshot_store_dir
+from predictor.util.fraction_scores import (
+    all_fractions,
+    beside_percent_messages,
+    converted_message,
+    fit_fraction_messages,
+    kept_message,
+    split_fractions,
+)
 from predictor.util.progress import FitProgress, Progress
 from predictor.util.text_safety import quoted
 from predictor.values import (
@@ -144,6 +159,29 @@ def _is_paths(value: object) -> bool:
         and bool(value)
         and all(isinstance(v, str | os.PathLike) for v in value)
     )
+
+
+def _percent_columns(scores: object) -> dict[str, list[float]]:
+    """benchmark -> its scores, for the percent benchmarks of a frame given to `fit` (its
+    `scale` column, percent when absent), to warn about fractions before minutes of fitting;
+    empty for a frame `fit` refuses anyway (it says why)."""
+    if not isinstance(scores, pl.DataFrame) or not {"benchmark", "score"} <= set(scores.columns):
+        return {}
+    try:
+        frame = scores.select(
+            pl.col("benchmark").cast(pl.String).str.strip_chars(),
+            pl.col("score").cast(pl.Float64),
+            (
+                pl.col("scale").cast(pl.String).str.strip_chars().fill_null("percent")
+                if "scale" in scores.columns
+                else pl.lit("percent")
+            ).alias("scale"),
+        )
+    except pl.exceptions.PolarsError:
+        return {}
+    percent = frame.filter((pl.col("scale") == "percent") & pl.col("score").is_finite())
+    grouped = percent.group_by("benchmark", maintain_order=True).agg("score")
+    return {str(b): values for b, values in grouped.iter_rows()}
 
 
 def _valid_ranges(benchmarks: pl.DataFrame) -> dict[str, tuple[float, float]]:
@@ -224,6 +262,8 @@ class BenchPress:
         groups; `predictor.util.progress`), and each step is logged at INFO on the
         `predictor.fit` logger."""
         default_level = check_level(level)  # before minutes of fitting, not after
+        for message in fit_fraction_messages(_percent_columns(scores)):
+            warnings.warn(message, FractionScoresWarning, stacklevel=2)
         report = FitProgress(progress)
         snapshot = fit_own_snapshot(
             scores,
@@ -239,18 +279,38 @@ class BenchPress:
         return bp
 
     def save(self, store: str | Path | None = None) -> str:
-        """Publish this predictor's snapshot (from `BenchPress.fit`) to `store` (a directory
-        or URI; default `$BENCHPRESS_HOME/snapshots`, where `BenchPress.load` looks) as its
-        next calendar version, and return the version; `BenchPress.load(version, store=store)`
-        loads it back, verified. Saving identical content again publishes nothing and returns
-        the version that holds it."""
-        target = open_store(snapshot_store_dir() if store is None else store)
-        return save_snapshot(self.snapshot, target)
+        """Save this predictor's snapshot (from `BenchPress.fit`) as the next calendar version
+        of `store` (a directory or URI) and return the version.
+
+        Without `store` it goes to your private line (`$BENCHPRESS_HOME/private/snapshots`),
+        never to the public store that `BenchPress.load()` and `benchpress predict` read:
+        `BenchPress.load(private=True)` (or `load(version, private=True)`) loads it back. With
+        a folder, `BenchPress.load(store)` and `from_pretrained(store)` read its newest version
+        back, `load(version, store=store)` a pinned one. The public stores
+        (`$BENCHPRESS_HOME/snapshots`, the `BENCHPRESS_PUBLISH_URI` one) are refused. Saving
+        identical content again publishes nothing and returns the version that holds it."""
+        if store is None:
+            target, reserved = open_store(private_store_dir()), public_versions()
+        else:
+            check_own_target(store)
+            target, reserved = open_store(store), set()
+        return save_snapshot(self.snapshot, target, reserved=reserved)
 
     @classmethod
-    def load(cls, version: str = "latest", store: str | Path | None = None) -> BenchPress:
+    def load(
+        cls,
+        version: str | Path = "latest",
+        store: str | Path | None = None,
+        *,
+        private: bool = False,
+    ) -> BenchPress:
         """Load a published version ("latest" = newest) from `store` or the default stores
         (BENCHPRESS_HOME's store, then the snapshot bundled with the package).
+
+        Your own matrices (`BenchPress.fit(frame).save()`) are in the private line, read only
+        with `private=True`. Without either, `version` may also be a folder as a `Path` (text is
+        always a version): a store written by `save(path)` (its newest version) or one
+        snapshot folder.
 
         `version` may pin the manifest too, as container images are pinned:
         `"2026.12.07.2@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
@@ -259,9 +319,22 @@ class BenchPress:
         `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote
         version is cached under BENCHPRESS_HOME/cache and verified, so a pinned version loads
         offline once cached; "latest" falls back to the newest cached one if unreachable."""
-        name, digest = parse_pin(version)
-        if store is None:
-            directory = resolve_version(name, default_stores())
+        folder = None if store is not None or private else folder_reference(version)
+        if folder is not None:  # with a store, `version` names a version in it, never a folder
+            directory, expected = snapshot_in(folder)
+            return cls(load_snapshot(directory, expected))
+        name, digest = parse_pin(str(version))
+        if private and store is not None:
+            raise ValueError("give either store or private=True, not both")
+        if private:
+            directory = private_store().resolve(name, digest)
+        elif store is None:
+            if (hint := folder_hint(name)) is not None:
+                raise SnapshotError(hint)
+            try:
+                directory = resolve_version(name, default_stores())
+            except SnapshotError as exc:
+                raise private_hint(exc, name) from None
         else:
             directory = open_store(store).resolve(name, digest)
         return cls(load_snapshot(directory, directory.name, digest))
@@ -279,16 +352,19 @@ class BenchPress:
         return _CATALOGUE[key]
 
     @classmethod
-    def from_pretrained(cls, name: str = "latest") -> BenchPress:
+    def from_pretrained(cls, name: str | Path = "latest") -> BenchPress:
         """A named bundled snapshot ("microsoft/benchpress-v1", `predictor.snapshots.pretrained`), a
-        version string, "latest", or the path of a snapshot directory; any of these but
-        "latest" pinned by digest with `@sha256:<64 hex>`."""
+        version string, "latest", or a folder: a snapshot directory or a store written by
+        `save(path)` (its newest version); any of these but "latest" pinned by digest with
+        `@sha256:<64 hex>`."""
+        name = str(name)
         base, digest = parse_pin(name) if "@sha256:" in name else (name, None)
         if (pretrained := resolve_pretrained(base)) is not None:
             return cls(load_snapshot(pretrained, digest=digest))
         path = Path(base)
         if base not in ("latest",) and path.is_dir():
-            return cls(load_snapshot(path, digest=digest))
+            directory, expected = snapshot_in(path)
+            return cls(load_snapshot(directory, expected, digest))
         return cls.load(name)
 
     # ------------------------------------------------------------------ facts
@@ -347,7 +423,8 @@ class BenchPress:
         """A new model's `{benchmark name: score}`, checked, as one row over the fitted
         benchmarks (NaN: not given): names resolved, each a fitted benchmark given once, scores
         finite numbers in the benchmark's range (`ProbeScoreError` says which and why); percent
-        scores that look like fractions warn (`warn_fractions`). A score may be a
+        scores all in 0-1 are converted from fractions, with a warning (`warn_fractions`;
+        `_convert_fractions`). A score may be a
         `(score, standard_error)` pair (`Measured`): its score goes into the row, its standard
         error into `probe_rows`' second row."""
         return self.probe_rows(probe_scores, warn_fractions)[0]
@@ -405,7 +482,7 @@ class BenchPress:
             row[column] = value
             stderr[column] = np.nan if error is None else error
         if warn_fractions:
-            self._warn_if_fractions(row)
+            self._convert_fractions(row, stderr)
         return row, stderr
 
     def _check_stderr(self, name: str, benchmark: str, error: float) -> None:
@@ -454,24 +531,47 @@ class BenchPress:
             extra[j] = math.sqrt(max(0.0, float(stderr[j]) ** 2 - published**2))
         return extra if np.nansum(extra) > 0 else None
 
-    def _warn_if_fractions(self, row: np.ndarray) -> None:
-        """Scores are percent (0-100); percent scores that look like fractions warn
-        (`predictor.util.fraction_scores`): all of them at once, or each one beside percent ones."""
-        given = [
-            (self.fit_benchmarks_[c], float(row[c]))
-            for c in np.flatnonzero(np.isfinite(row) & self._percent)
-        ]
-        small, percent = split_fractions(given)
-        if small and not percent:
-            shown = ", ".join(f"{name}={v:g}" for name, v in given[:3])
-            warnings.warn(
-                f"every percent score given is at most 1 ({shown}): scores are percentages "
-                "(0-100), not fractions; multiply by 100 if these are fractions",
-                FractionScoresWarning,
-                stacklevel=4,
-            )
-        for message in beside_percent_messages(small, percent):
+    def _convert_fractions(self, row: np.ndarray, stderr: np.ndarray) -> None:
+        """Scores are percent (0-100): when every percent score given lies in 0-1 they are
+        fractions, converted in place (x100, their standard errors too) with one warning; a
+        fraction-like score beside percent ones is kept and named in a warning of its own
+        (`predictor.util.fraction_scores`). Open scales are never looked at."""
+        columns = np.flatnonzero(np.isfinite(row) & self._percent)
+        given = [(self.fit_benchmarks_[c], float(row[c])) for c in columns]
+        if all_fractions(given) and not self._plausible_as_percent(row, columns):
+            row[columns] *= 100.0
+            stderr[columns] *= 100.0  # NaN (none given) stays NaN
+            for c in columns[np.isfinite(stderr[columns])]:
+                self._check_stderr(self.fit_benchmarks_[c], self.fit_benchmarks_[c], stderr[c])
+            warnings.warn(converted_message(given), FractionScoresWarning, stacklevel=4)
+            return
+        if all_fractions(given):
+            warnings.warn(kept_message(given), FractionScoresWarning, stacklevel=4)
+            return
+        for message in beside_percent_messages(*split_fractions(given)):
             warnings.warn(message, FractionScoresWarning, stacklevel=4)
+
+    def _plausible_as_percent(self, row: np.ndarray, columns: np.ndarray) -> bool:
+        """Whether scores of at most 1 read as percentages are each at or above the lowest
+        score the fit saw on its benchmark: a weak model near zero on hard benchmarks
+        (hle=0.4, frontiermath=0) is such a model, not fractions; 0.46 on GPQA Diamond,
+        where no model scored under 20, is a fraction."""
+        floor = self._lowest_observed
+        return bool(np.all(row[columns] >= floor[columns]))
+
+    @cached_property
+    def _lowest_observed(self) -> np.ndarray:
+        """Each fitted benchmark's lowest observed score in the snapshot (inf: none)."""
+        lowest = dict(
+            self.snapshot.cells.group_by("benchmark_id").agg(pl.col("score").min()).iter_rows()
+        )
+        return np.array(
+            [
+                lowest.get(b, math.inf) if lowest.get(b) is not None else math.inf
+                for b in self.fit_benchmarks_
+            ],
+            dtype=float,
+        )
 
     def read_results(
         self,
@@ -760,6 +860,8 @@ class BenchPress:
         release_date: str | date | datetime | None = None,
         base: str | None = None,
         allow_limited: bool = False,
+        *,
+        convert_fractions: bool = True,
     ) -> Predictions:
         """Predict every fitted benchmark for a new model from its probe scores.
 
@@ -779,23 +881,29 @@ class BenchPress:
         answer's `.side` says which was used and why.
         Probes come back unchanged with `observed=True` and a zero-width interval. `targets`
         (a profile name or benchmark names, as elsewhere) keeps only those benchmarks.
-        `handle_missing`: probes on benchmarks this snapshot lacks (known elsewhere) are left
-        out with a warning ("interpolate") or refused ("error"); see
+        `handle_missing`: probes on benchmarks this snapshot lacks (known elsewhere), or has
+        with too few scores to fit, are left out with a `MissingProbesWarning` naming them
+        and why ("interpolate", while another probe is left) or refused ("error"); see
         `predictor.missing_probes`. `level` defaults to `default_level` (0.9 unless
         `BenchPress.fit` was given another).
         `allow_limited`: scores of a run over part of the items (lm-eval's or Inspect's
         `limit`, a smoke test) are refused (`ResultsError` naming the file and the limit)
         unless True, then used with a `LimitedScoresWarning`; a full run's score of the same
         benchmark is always preferred (`predictor.results.limited`).
+        Scores are percentages on percent benchmarks: when every percent score given lies in
+        0-1 they are read as fractions, converted to percent (x100) with a
+        `FractionScoresWarning`; `convert_fractions=False` keeps them as given (a model that
+        really scores under 1%), as scores converted from the unit a results file states
+        always are (`predictor.util.fraction_scores`).
         """
         level = self.default_level if level is None else level
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
         scores, units_known, name = self._scores_and_units(probe_scores, model, allow_limited)
         side, features, group = self.side_for(name, family, release_date, base)
-        scores = split_probes(self, scores, handle_missing)
+        scores = self._fitted_probes(split_probes(self, scores, handle_missing), handle_missing)
         # scores converted from the files' own units cannot be fractions mistaken for percent
-        row, stderr = self.probe_rows(scores, warn_fractions=not units_known)
+        row, stderr = self.probe_rows(scores, warn_fractions=convert_fractions and not units_known)
         noise = self._noise_keyword(row, stderr)
         side = self._with_inferred_date(side, row, features, group, noise)
         mean, low, high, within = self.completer_.fold_in_summary(
@@ -833,6 +941,34 @@ class BenchPress:
                 self.fit_benchmarks_[j]: float(stderr[j]) for j in np.flatnonzero(~np.isnan(stderr))
             },
         )
+
+    def _fitted_probes(self, scores: Any, handle_missing: str) -> Any:
+        """`scores` without the probes on benchmarks this snapshot has but could not fit (too
+        few scores: nothing places a model by them), each named in a `MissingProbesWarning`
+        with `handle_missing="interpolate"`; kept for `probe_rows` to refuse with "error", or
+        when no probe would be left. Names that do not resolve are kept for it to refuse."""
+        if handle_missing != "interpolate" or not isinstance(scores, Mapping):
+            return scores
+        unfitted: dict[object, str] = {}
+        for name in scores:
+            try:
+                benchmark = self.resolve_benchmark(name)
+            except (LookupError, ValueError, TypeError):
+                continue
+            if benchmark not in self._column:
+                unfitted[name] = benchmark
+        if not unfitted or len(unfitted) == len(scores):
+            return scores
+        kept = {n: v for n, v in scores.items() if n not in unfitted}
+        shown = ", ".join(b if n == b else f"{n} ({b})" for n, b in unfitted.items())
+        warnings.warn(
+            f"{shown}: too few scores in snapshot {self.version} to be used as a probe, left "
+            f"out; predicting from the other {len(kept)} ({', '.join(map(str, kept))}); "
+            "handle_missing='error' (--handle-missing error) refuses instead",
+            MissingProbesWarning,
+            stacklevel=3,
+        )
+        return kept
 
     def _noise_keyword(self, row: np.ndarray, stderr: np.ndarray) -> dict[str, np.ndarray]:
         """`{"noise_sd": ...}` for the completer's fold-in when a score is noisier than a
@@ -980,14 +1116,15 @@ class BenchPress:
     # ------------------------------------------------- a new benchmark (the transpose)
     def predict_benchmark(
         self,
-        scores: Mapping[str, float],
+        scores: Mapping[str, object],
         scale: str = "percent",
         level: float = 0.9,
         name: str | None = None,
         top: int = 10,
     ) -> NewBenchmarkPrediction:
         """A NEW benchmark's scores for every model of the fit, from at least 3 models'
-        scores on it ({model: score}; names resolve as reference models do): the transpose
+        scores on it ({model: score}, a score optionally with its standard error as in
+        `predict`; names resolve as reference models do): the transpose
         of `predict`, folded in against the fitted model factors without a refit.
 
         Returns a `NewBenchmarkPrediction`: `.predictions` (one row per model, with its

@@ -58,7 +58,7 @@ from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.reference_names import ReferenceModel, resolve_reference
 from predictor.trust.rankings import BenchmarkRanking, Comparison, Entry, tie_groups
 from predictor.util.fraction_scores import beside_percent_messages, split_fractions
-from predictor.values import FractionScoresWarning, ProbeScoreError
+from predictor.values import FractionScoresWarning, ProbeScoreError, split_measured
 
 MIN_SCORES = 3
 SCALES = ("percent", "unbounded")
@@ -123,6 +123,17 @@ class ColumnScale:
     def to_z(self, values: np.ndarray) -> np.ndarray:
         return (self.warp(values) - self.center) / self.spread
 
+    def slope(self, values: np.ndarray) -> np.ndarray:
+        """dz / dscore at `values`: what turns a score's standard error into z (the delta
+        rule; flat past the logit clip, where the fitted columns' scores stop moving)."""
+        values = np.asarray(values, dtype=float)
+        if not self.percent:
+            return np.full(values.shape, 1.0 / self.spread)
+        p = values / 100.0
+        inside = (p > _EPS) & (p < 1.0 - _EPS)
+        q = np.clip(p, _EPS, 1.0 - _EPS)
+        return np.where(inside, 1.0 / (100.0 * q * (1.0 - q) * self.spread), 0.0)
+
     def to_units(self, z: np.ndarray) -> np.ndarray:
         warped = np.asarray(z, dtype=float) * self.spread + self.center
         if not self.percent:
@@ -179,10 +190,15 @@ def _column_prior(place: Placement) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.linalg.inv(cov)
 
 
-def fold_in_column(place: Placement, z_known: np.ndarray) -> ColumnPosterior:
+def fold_in_column(
+    place: Placement, z_known: np.ndarray, z_noise_var: np.ndarray | None = None
+) -> ColumnPosterior:
     """The new column's posterior given z-scores of some models (`z_known` (n,), NaN =
-    unknown), per sample: Gaussian in w, Student-t reweighted."""
+    unknown), per sample: Gaussian in w, Student-t reweighted. `z_noise_var` (n,): each
+    score's own measurement variance in z (a standard error given with it), added to the
+    column's noise so a noisy score pulls the column less."""
     known = np.isfinite(z_known)
+    extra = 0.0 if z_noise_var is None else np.nan_to_num(z_noise_var[known])[None]
     draw = place.draw
     prior_mean, prior_prec = _column_prior(place)
     prior_mean, prior_prec = prior_mean[draw], prior_prec[draw]
@@ -190,7 +206,7 @@ def fold_in_column(place: Placement, z_known: np.ndarray) -> ColumnPosterior:
     noise = np.median(place.benchmark_noise, axis=1)[draw]  # (R,)
     x = place.design[:, known]  # (R, k, d)
     target = z_known[known][None] - place.offset[:, known]  # (R, k)
-    base = 1.0 / (noise[:, None] * place.model_noise[known][None])
+    base = 1.0 / (noise[:, None] * place.model_noise[known][None] + extra)
     weight = base
     for step in range(COLUMN_REWEIGHTS + 1):
         wx = x * weight[..., None]
@@ -251,15 +267,20 @@ class ColumnFit:
     values: np.ndarray  # (n,) the known scores (NaN elsewhere)
 
 
-def fit_column(place: Placement, values: np.ndarray, percent: bool) -> ColumnFit:
-    """Fold a new column with these known scores (`values` (n,), NaN = unknown) in."""
+def fit_column(
+    place: Placement, values: np.ndarray, percent: bool, stderr: np.ndarray | None = None
+) -> ColumnFit:
+    """Fold a new column with these known scores (`values` (n,), NaN = unknown) in;
+    `stderr` (n,, NaN = exact): each score's standard error in its units."""
     values = np.asarray(values, dtype=float)
     known = np.isfinite(values)
     if known.sum() < MIN_SCORES:
         raise ValueError(f"a new benchmark needs at least {MIN_SCORES} known scores")
     scale = column_scale(place, values[known], percent)
-    z_known = np.where(known, scale.to_z(np.where(known, values, 50.0)), np.nan)
-    post = fold_in_column(place, z_known)
+    filled = np.where(known, values, 50.0)
+    z_known = np.where(known, scale.to_z(filled), np.nan)
+    z_noise_var = None if stderr is None else (np.asarray(stderr) * scale.slope(filled)) ** 2
+    post = fold_in_column(place, z_known, z_noise_var)
     return ColumnFit(scale, post, column_predictive(place, post), known, values)
 
 
@@ -617,8 +638,11 @@ def _score(name: str, raw: object, scale: str) -> float:
     return value
 
 
-def known_scores(bp: FittedMatrix, scores: Mapping[str, float], scale: str) -> tuple[dict, tuple]:
-    """({model id: score}, resolution notes) of the caller's {model name: score}.
+def known_scores(
+    bp: FittedMatrix, scores: Mapping[str, object], scale: str
+) -> tuple[dict, tuple, dict]:
+    """({model id: score}, resolution notes, {model id: standard error}) of the caller's
+    {model name: score}; a score may carry its standard error (`(61.0, 2.5)`, `Measured`).
 
     Names resolve as reference models do (`predictor.reference_names`: ids, aliases,
     `gpt-5-5` for `gpt-5.5`, a model named without its setting at its headline setting);
@@ -635,6 +659,7 @@ def known_scores(bp: FittedMatrix, scores: Mapping[str, float], scale: str) -> t
             "tells the benchmark from noise"
         )
     known: dict[str, float] = {}
+    stderr: dict[str, float] = {}
     given: dict[str, str] = {}
     notes: list[str] = []
     for name, raw in scores.items():
@@ -644,11 +669,14 @@ def known_scores(bp: FittedMatrix, scores: Mapping[str, float], scale: str) -> t
                 f"model {ref.model_id!r} is given twice (as {given[ref.model_id]!r} and "
                 f"{name!r}); give each model once"
             )
+        raw, error = split_measured(repr(name), raw)
         known[ref.model_id] = _score(name, raw, scale)
+        if error:
+            stderr[ref.model_id] = error
         given[ref.model_id] = name
         if ref.note:
             notes.append(ref.note)
-    return known, tuple(notes)
+    return known, tuple(notes), stderr
 
 
 def _model(bp: FittedMatrix, name: str) -> ReferenceModel:
@@ -718,7 +746,7 @@ def _population(
 
 def predict_benchmark(
     bp: FittedMatrix,
-    scores: Mapping[str, float],
+    scores: Mapping[str, object],
     scale: str = "percent",
     level: float = 0.9,
     name: str | None = None,
@@ -730,15 +758,17 @@ def predict_benchmark(
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top must be a positive integer, got {top!r}")
     label = DEFAULT_NAME if name is None else str(name).strip() or DEFAULT_NAME
-    known, notes = known_scores(bp, scores, scale)
+    known, notes, stderr = known_scores(bp, scores, scale)
     _warn_if_fractions(known, scale)
     model_ids, place, family_notes = _population(bp, known)
     notes = (*notes, *family_notes)
     index = {m: i for i, m in enumerate(model_ids)}
-    values = np.full(len(model_ids), np.nan)
+    values, errors = np.full(len(model_ids), np.nan), np.full(len(model_ids), np.nan)
     for model_id, value in known.items():
         values[index[model_id]] = value
-    fit = fit_column(place, values, scale == "percent")
+    for model_id, error in stderr.items():
+        errors[index[model_id]] = error
+    fit = fit_column(place, values, scale == "percent", errors if stderr else None)
     predicted, lower, upper = column_intervals(place, fit, level)
     if scale == "percent":  # every percent score lies in 0-100 (the interval too)
         predicted, lower, upper = (np.clip(a, 0.0, 100.0) for a in (predicted, lower, upper))

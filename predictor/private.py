@@ -1,4 +1,6 @@
 """A team's own models and checkpoint runs, kept beside the public matrix, never published.
+(A team's own fitted matrices, `BenchPress.fit(frame).save()`, are kept apart the same way:
+the private line of `predictor.snapshots.private_line`.)
 
 The store itself (DuckDB under BENCHPRESS_HOME) belongs to the warehouse package; the
 predictor only reads it, through the `benchpress.private_models` entry-point group, so the

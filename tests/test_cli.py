@@ -40,7 +40,7 @@ def test_predict_json_from_the_bundled_snapshot(tmp_path) -> None:
 def test_predict_table_and_errors(tmp_path) -> None:
     done = run("predict", "--scores", "gpqa_diamond=80", home=tmp_path)
     assert done.returncode == 0
-    assert done.stdout.splitlines()[1].split()[:4] == ["benchmark", "score", "low", "high"]
+    assert done.stdout.splitlines()[1].split()[:4] == ["benchmark", "score", "90%", "interval"]
     bad = run("predict", "--scores", "gpqa_diamnd=80", home=tmp_path)
     assert bad.returncode == 2
     assert "unknown benchmark 'gpqa_diamnd'; did you mean: gpqa_diamond" in bad.stderr

@@ -39,6 +39,10 @@ KEY_PAGES = [
     "contributing.html",
     "changelog.html",
     "assets/web-page.png",
+    "assets/figures/calibration.svg",  # the method page's plots (docs/hooks/figures.py)
+    "assets/figures/peers.svg",
+    "assets/figures/probes.svg",
+    "assets/figures/future.svg",
 ]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 

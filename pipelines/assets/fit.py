@@ -18,6 +18,7 @@ from pipelines.settings import (
 from pipelines.stages.figures import (
     add_guard_figures,
     fit_figures_and_plots,
+    scalar_metadata,
     staged_drift,
     suspicious_summary,
 )
@@ -166,7 +167,7 @@ def factorization(
     crash_point("factorization")
     model_ids = tables.models["model_id"].to_list()
     dates = choose_release_dates(model_ids, registry.catalogue, cells, stated)
-    scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
+    scalar = scalar_metadata(figures)
     return dg.MaterializeResult(
         metadata={
             "content_hash": digest,
@@ -229,7 +230,7 @@ def reuse_published(
         record_staging(con, context.run.run_id, digest, path.name, figures, drift)
     crash_point("factorization")
     context.log.info(f"nothing new: reused snapshot {version}, built from the same inputs")
-    scalar = {k: v for k, v in figures.items() if isinstance(v, int | float | str)}
+    scalar = scalar_metadata(figures)
     return dg.MaterializeResult(
         metadata={
             "content_hash": digest,

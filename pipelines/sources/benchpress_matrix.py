@@ -39,6 +39,34 @@ NON_PERCENT_UNITS = {
 EDIT_DISTANCE_COLUMNS = frozenset({"omnidocbench_1.5"})
 
 
+# `longfact_concepts` / `longfact_objects` are "hallucination rate" columns (lower is better;
+# OpenAI's GPT-5 developer post: 0.7 to 8.9). The cells the matrix cites to the Doubao Seed 2.0
+# model card (gpt-5.2, claude-opus-4.5, claude-sonnet-4.5, gemini-3-pro, doubao-seed-2.0-pro:
+# 92.8 to 99.7) are that card's higher-is-better score, another metric: they go to a benchmark
+# id of their own, keyed by (column, citation), rather than into the rate's column.
+SEED2_MODEL_CARD = (
+    "https://lf3-static.bytednsdoc.com/obj/eden-cn/lapzild-tss/ljhwZthlaukjlkulzlp/seed2/0214/"
+    "Seed2.0%20Model%20Card.pdf"
+)
+OTHER_METRIC_CELLS = {
+    ("longfact_concepts", SEED2_MODEL_CARD): (
+        "longfact_concepts_score",
+        "LongFact-Concepts (score as the Seed 2.0 model card reports it; higher is better)",
+    ),
+    ("longfact_objects", SEED2_MODEL_CARD): (
+        "longfact_objects_score",
+        "LongFact-Objects (score as the Seed 2.0 model card reports it; higher is better)",
+    ),
+}
+
+
+def cell_benchmark(
+    benchmark: str, name: str | None, citation_url: str | None
+) -> tuple[str, str | None]:
+    """(benchmark key, name) of a cell: its column's, unless its citation gives another metric."""
+    return OTHER_METRIC_CELLS.get((benchmark, citation_url or ""), (benchmark, name))
+
+
 def cell_unit(benchmark: str, value: float) -> str:
     if benchmark in EDIT_DISTANCE_COLUMNS and value <= 1.0:
         return "edit_distance"
@@ -94,6 +122,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                 )
             cite = citations[i][j] if i < len(citations) and j < len(citations[i]) else None
             cite = cite or {}
+            key, name = cell_benchmark(bench_ids[j], bench.get("name"), cite.get("url"))
             rows.append(
                 {
                     "source": "benchpress_matrix",
@@ -101,8 +130,8 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                     "row_ref": ref,
                     "model_key": model_ids[i],
                     "model_name": model.get("name"),
-                    "benchmark_key": bench_ids[j],
-                    "benchmark_name": bench.get("name"),
+                    "benchmark_key": key,
+                    "benchmark_name": name,
                     "value": value,
                     "unit": unit,
                     "reasoning_effort": setting.get("effort"),
@@ -117,6 +146,7 @@ def parse(payloads: Mapping[str, bytes]) -> pl.DataFrame:
                             "citation_url": cite.get("url"),
                             "citation_type": cite.get("type"),
                             "audit_status": cite.get("audit_status"),
+                            "matrix_column": bench_ids[j] if key != bench_ids[j] else None,
                         }
                     ),
                 }

@@ -24,6 +24,22 @@ from predictor.trust.suspicious import DEFAULT_THRESHOLD, above_threshold
 from warehouse.snapshots import SnapshotTables
 
 SUSPICIOUS_SHOWN = 15  # rows of the suspicious-cells table in the asset metadata
+# Figures that are settings, not measurements: the same in every materialization, so a plot
+# of them over time (the Dagster UI's Plots tab draws one for every number) says nothing.
+CONSTANT_FIGURES = frozenset({"suspicious_threshold_z"})
+
+
+def scalar_metadata(figures: dict[str, Any]) -> dict[str, int | float | str]:
+    """The figures an asset's metadata shows as plain values: measurements as numbers (the UI
+    plots each over the materializations), constants as text (no one-point-per-run plot of
+    a setting); lists and tables are left to the caller."""
+    out: dict[str, int | float | str] = {}
+    for key, value in figures.items():
+        if not isinstance(value, int | float | str):
+            continue
+        constant = key in CONSTANT_FIGURES and not isinstance(value, bool | str)
+        out[key] = f"{value:g}" if constant else value
+    return out
 
 
 def fit_figures_and_plots(

@@ -30,7 +30,13 @@ from warehouse.snapshots import CheckRecord, SnapshotTables, StagedRun, stage
 STAGED_CHECKS = ("rank2_structure", *DRIFT_CHECKS)
 # Every blocking check of the refresh job: each must have passed (or, for a drift check, been
 # accepted) in the run that staged a snapshot before `published_snapshot` publishes it.
-GATE_CHECKS = ("sources_fetched", "identity_resolution", "matrix_sanity", *STAGED_CHECKS)
+GATE_CHECKS = (
+    "sources_fetched",
+    "identity_resolution",
+    "matrix_sanity",
+    "one_metric_per_column",
+    *STAGED_CHECKS,
+)
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 
 

@@ -175,6 +175,13 @@ def command_scores(args: argparse.Namespace, kind: str) -> CommandScores:
     return CommandScores(bp, inputs, scores, replaced, extra, side, names)
 
 
+def fractions_possible(inputs: ResultInputs | None, extra: Scores | None) -> bool:
+    """Whether the scores may be fractions typed as percentages (`BenchPress.predict`'s
+    `convert_fractions`): not when every one was converted from the unit its file states
+    (lm-eval, Inspect, EEE, HELM), where a score under 1 is a model's real score."""
+    return not (inputs is not None and inputs.units_known and not extra)
+
+
 @contextlib.contextmanager
 def fractions_checked(
     inputs: ResultInputs | None, extra: dict[str, float] | None

@@ -20,7 +20,14 @@ from predictor.cli.options import (
     parse_scores,
     positive_int,
 )
-from predictor.cli.output import CommandError, emit, level_label, print_table, printable
+from predictor.cli.output import (
+    CommandError,
+    emit,
+    interval_text,
+    level_label,
+    print_table,
+    printable,
+)
 from predictor.new_benchmark import MIN_SCORES, SCALES, NewBenchmarkPrediction
 
 DEFAULT_TOP = 20
@@ -29,7 +36,8 @@ LISTED = 5  # similar benchmarks and models to run next in the table output
 
 
 def _table_rows(result: NewBenchmarkPrediction, top: int) -> list[dict[str, Any]]:
-    """The first `top` predictions as printable rows (one decimal, like `predict`)."""
+    """The first `top` predictions as printable rows (one decimal, the interval as its two
+    ends, like `predict`; blank for the known scores)."""
     above = {
         r["model"]: r["p_better_than_next"]
         for r in result.ranking.to_frame().iter_rows(named=True)
@@ -43,9 +51,7 @@ def _table_rows(result: NewBenchmarkPrediction, top: int) -> list[dict[str, Any]
                 "rank": r["rank"],
                 "model": printable(r["model_id"]),
                 "predicted": f"{r['predicted']:.1f}",
-                "lower": f"{r['lower']:.1f}",
-                "upper": f"{r['upper']:.1f}",
-                "±": f"{(r['upper'] - r['lower']) / 2:.1f}",
+                "interval": "" if r["observed"] else interval_text(r["lower"], r["upper"]),
                 "unit": result.unit,
                 "P(>next)": "" if p is None else f"{100 * p:.0f}%",
                 "kind": "known" if r["observed"] else "predicted",
@@ -64,8 +70,10 @@ def print_result(result: NewBenchmarkPrediction, top: int) -> None:
     )
     for note in result.notes:
         print(f"  {printable(note)}")
-    columns = ["rank", "model", "predicted", "lower", "upper", "±", "unit", "P(>next)", "kind"]
-    print_table(_table_rows(result, top), columns)
+    interval = f"{level_label(result.level)} interval"
+    rows = [{**r, interval: r["interval"]} for r in _table_rows(result, top)]
+    columns = ["rank", "model", "predicted", interval, "unit", "P(>next)", "kind"]
+    print_table(rows, columns)
     if top < n:
         print(f"... {n - top:,} more; --top N shows more, --json or --csv every model")
     print()
@@ -106,7 +114,7 @@ def print_result(result: NewBenchmarkPrediction, top: int) -> None:
 
 
 def cmd_predict_benchmark(args: argparse.Namespace) -> int:
-    scores = parse_scores(args.scores, stderr=False)
+    scores = parse_scores(args.scores)
     if len(scores) < MIN_SCORES:
         raise CommandError(
             f"--scores: a new benchmark needs the scores of at least {MIN_SCORES} models, got "
@@ -133,7 +141,10 @@ def predict_benchmark_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scores",
         required=True,
-        help=f"known models' scores on the new benchmark: model=score,... (at least {MIN_SCORES})",
+        help=(
+            f"known models' scores on the new benchmark: model=score,... (at least "
+            f"{MIN_SCORES}); a score may carry its standard error, model=61+-2.5"
+        ),
     )
     p.add_argument(
         "--scale",

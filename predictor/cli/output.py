@@ -69,6 +69,13 @@ def level_label(level: float) -> str:
     return f"{round(level * 100, 1):g}%"
 
 
+def interval_text(low: float, high: float) -> str:
+    """An interval as its two ends to one decimal, `35.5-100.0` (`-5.0 to 12.0` when an end is
+    negative): a table's `±` half-width read as symmetric, which near a bound it is not."""
+    sep = " to " if low < 0 or high < 0 else "-"
+    return f"{low:.1f}{sep}{high:.1f}"
+
+
 def plural(count: int, noun: str) -> str:
     """`1 benchmark`, `3 benchmarks`."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"

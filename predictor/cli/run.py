@@ -132,6 +132,8 @@ def _follow_ups(args: argparse.Namespace, files: Sequence[str], maps: Sequence[s
 
 def cmd_run(args: argparse.Namespace) -> int:
     from predictor.api import BenchPress  # deferred: numpy, Polars; `run --help` needs none
+    from predictor.runs.dataset_preflight import DatasetError  # deferred: as above
+    from predictor.runs.options import run_options  # deferred: as above
     from predictor.runs.runner import execute_plan, plan_probe_run  # deferred: as above
 
     stores = [flag for flag, on in (("--add", args.add), ("--track", args.track)) if on]
@@ -165,6 +167,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         items=args.items,
         items_seed=args.items_seed,
         budget_tokens=args.budget_tokens,
+        options=run_options(
+            args.num_fewshot, args.batch_size, args.apply_chat_template, args.gen_kwargs
+        ),
+        tokenizer=args.tokenizer,
     )
     if not args.dry_run and plan.to_run:  # a plan is printed only if its tool can run it
         tool.check_model_type(endpoint.model_type)
@@ -176,10 +182,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     def told(benchmark: str, task: str, outcome: str) -> None:
         print(f"{printable(benchmark)} ({printable(task)}): {printable(outcome)}", flush=True)
 
-    with tool_stderr():
-        scores = execute_plan(
-            plan, endpoint, tool, progress=args.progress is not False, on_task=told
-        )
+    try:
+        with tool_stderr():
+            scores = execute_plan(
+                plan, endpoint, tool, progress=args.progress is not False, on_task=told
+            )
+    except DatasetError as error:  # one line per task and dataset, then nothing runs
+        for problem in error.problems:
+            print(f"benchpress: error: {printable(problem)}", file=sys.stderr)
+        count = plural(len(error.problems), "dataset problem")
+        print(f"benchpress: error: nothing was run ({count})", file=sys.stderr)
+        return EXIT_FAILED
     ran = [t for t in plan.tasks if t.benchmark in scores.files]
     if scores.failed:
         print(
@@ -226,7 +239,7 @@ def _shown(scores, benchmark: str) -> str:
 
 
 def seed_number(text: str) -> int:
-    """argparse type: a whole number >= 0 (`--items-seed`)."""
+    """argparse type: a whole number >= 0 (`--items-seed`, `--num-fewshot`)."""
     return whole_number(text, 0)
 
 
@@ -331,6 +344,7 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
         help="longest one task may run, in a process of its own killed past it (default: 10 "
         "x the plan's estimate for the task, at least 1 h, 12 h if unsized; 0: none)",
     )
+    _tool_options(run)
     run.add_argument("--dry-run", action="store_true", help="print the plan and stop")
     run.add_argument("--predict", action="store_true", help="then print the predictions")
     run.add_argument(
@@ -359,6 +373,51 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
         help="progress bars (default: on)",
     )
     run.set_defaults(func=cmd_run)
+
+
+def batch_size(text: str) -> int | str:
+    """argparse type: a positive whole number, `auto` or `auto:N` (`--batch-size`)."""
+    from predictor.runs.options import parse_batch_size  # deferred: `run --help` loads little
+
+    try:
+        return parse_batch_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--batch-size: ")) from None
+
+
+def _tool_options(run: argparse.ArgumentParser) -> None:
+    """The options passed through to the harness (lm-eval's `simple_evaluate` names)."""
+    group = run.add_argument_group(
+        "tool options",
+        "passed to the harness as lm-eval's simple_evaluate takes them, shown in the plan and "
+        "recorded with each task's results (a re-run with other options runs the task again); "
+        "Inspect takes --gen-kwargs as its generation settings and has none of the others",
+    )
+    group.add_argument(
+        "--num-fewshot", type=seed_number, metavar="N", help="shots per item (0: none)"
+    )
+    group.add_argument(
+        "--batch-size", type=batch_size, metavar="N", help="requests per batch: N, auto, auto:N"
+    )
+    group.add_argument(
+        "--apply-chat-template",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="NAME",
+        help="format prompts with the model's chat template (or the one named NAME)",
+    )
+    group.add_argument(
+        "--gen-kwargs",
+        metavar="K=V,...",
+        help="generation settings, e.g. temperature=0,max_gen_toks=512",
+    )
+    run.add_argument(
+        "--tokenizer",
+        metavar="HF_NAME",
+        help="tokenize with this Hugging Face tokenizer (a Hub name or a local folder) instead "
+        "of the server's: for a server without /tokenizer_info, such as llama.cpp's",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,4 +1,5 @@
-"""`benchpress snapshots list | show | verify | pull | diff`: the published matrix snapshots."""
+"""`benchpress snapshots list | show | verify | pull | diff | remove`: the published matrix
+snapshots, and your own matrices in the private line (`--private`, `remove`)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from predictor.cli.options import (
     snapshot_reference,
     store_uri,
 )
-from predictor.cli.output import EXIT_FAILED, emit, print_table, printable
+from predictor.cli.output import EXIT_FAILED, CommandError, emit, print_table, printable
 from predictor.drift import drift_figures
+from predictor.snapshots.private_line import RemovalRefused, private_store_dir, remove_version
 from predictor.snapshots.reader import (
     BrokenSnapshotWarning,
     ManifestCheck,
     SnapshotError,
+    check_version,
     default_stores,
     parse_pin,
     verify_snapshot,
@@ -44,7 +47,10 @@ def _store_args(args: argparse.Namespace) -> list[SnapshotStore]:
     """`--store` (a directory or an s3:// / https:// URI), else the default local stores.
 
     A --store directory that does not exist is an error (a typo), while a default store that
-    does not exist yet only means nothing was published."""
+    does not exist yet only means nothing was published. `--private`: the private line,
+    empty until an own matrix is saved."""
+    if getattr(args, "private", False):
+        return [LocalStore(private_store_dir())]
     if getattr(args, "store", None) is None:
         return [open_store(path) for path in default_stores()]
     store = open_store(args.store)
@@ -167,6 +173,8 @@ def cmd_snapshots_list(args: argparse.Namespace) -> int:
             print_table(shown, [*LIST_COLUMNS, "status", "store"])
         elif args.store:
             print(f"no snapshots found in {args.store}")
+        elif args.private:
+            print("no own matrices saved yet; BenchPress.fit(frame).save() keeps them here")
         else:
             print("no snapshots published yet; run `benchpress refresh`")
 
@@ -241,7 +249,7 @@ def cmd_snapshots_verify(args: argparse.Namespace) -> int:
 
 def cmd_snapshots_show(args: argparse.Namespace) -> int:
     """A summary of the version (loaded, so verified); `--json` prints the whole manifest."""
-    bp = BenchPress.load(args.version, store=args.store)
+    bp = BenchPress.load(args.version, store=args.store, private=args.private)
     manifest = {
         **bp.manifest,
         "path": str(bp.snapshot.path),
@@ -321,6 +329,29 @@ def cmd_snapshots_pull(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version(text: str) -> str:
+    """argparse type of `remove`'s VERSION: one version in its one spelling (exit 2 if not)."""
+    try:
+        return check_version(text)
+    except SnapshotError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def cmd_snapshots_remove(args: argparse.Namespace) -> int:
+    """Remove an own matrix (exit 2, naming why, for a published public version or one that
+    ships with the package; exit 1 when the version is not there)."""
+    try:
+        removed = remove_version(args.version, args.store)
+    except RemovalRefused as exc:
+        raise CommandError(str(exc)) from None
+    payload = {"version": removed.version, "store": str(removed.store), "removed": True}
+    if args.json:
+        print(json.dumps(payload, indent=2))
+    else:
+        print(f"removed snapshot {removed.version} from {printable(removed.store)}")
+    return 0
+
+
 def snapshot_diff(old: BenchPress, new: BenchPress) -> dict[str, object]:
     """Models, benchmarks and cells added/removed/changed between two versions, plus drift."""
     models_old, models_new = set(old.models), set(new.models)
@@ -388,7 +419,7 @@ def snapshots_arguments(snapshots: argparse.ArgumentParser) -> None:
     """The actions of `snapshots`, each with its options and handler."""
     snap_sub = snapshots.add_subparsers(dest="snapshots_command", required=True, metavar="ACTION")
     listing = snap_sub.add_parser("list", help="list published versions")
-    listing.add_argument("--store", type=store_uri, help=STORE_HELP)
+    _where(listing)
     add_output_options(listing)
     listing.set_defaults(func=cmd_snapshots_list)
     show = snap_sub.add_parser(
@@ -397,7 +428,7 @@ def snapshots_arguments(snapshots: argparse.ArgumentParser) -> None:
     show.add_argument(
         "version", nargs="?", type=snapshot_reference, default="latest", help=VERSION_HELP
     )
-    show.add_argument("--store", type=store_uri, help=STORE_HELP)
+    _where(show)
     show.add_argument("--json", action="store_true", help="the whole manifest as JSON")
     show.set_defaults(func=cmd_snapshots_show)
     check = snap_sub.add_parser(
@@ -431,6 +462,31 @@ def snapshots_arguments(snapshots: argparse.ArgumentParser) -> None:
         "figures are in --json",
     )
     diff.set_defaults(func=cmd_snapshots_diff)
+    remove = snap_sub.add_parser(
+        "remove",
+        help="remove one of your own matrices (BenchPress.fit(...).save()); published public "
+        "versions are refused",
+    )
+    remove.add_argument("version", type=_version, metavar="VERSION", help="the version to remove")
+    remove.add_argument(
+        "--store",
+        type=store_uri,
+        metavar="FOLDER",
+        help="a folder an own matrix was saved to with save(path) (default: your private line)",
+    )
+    remove.add_argument("--json", action="store_true", help="what was removed, as JSON")
+    remove.set_defaults(func=cmd_snapshots_remove)
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    """`--store` or `--private` (your own matrices), not both."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--store", type=store_uri, help=STORE_HELP)
+    group.add_argument(
+        "--private",
+        action="store_true",
+        help="your own matrices (BenchPress.fit(...).save()), kept apart from the public line",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

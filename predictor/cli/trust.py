@@ -217,7 +217,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     def table() -> None:
         show_inputs()
         columns = ["benchmark", "rank", "model", "score", "low", "high", "tie_group"]
-        print_frame(frame, [*columns, "p_better_than_next"])
+        print_frame(frame, [*columns, "p_best", "expected_rank", "p_better_than_next"])
         print()
         print(result.summary())
         for name, side in result.sides.items():
@@ -227,6 +227,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "version": bp.version,
         "rows": frame_rows(frame),
         "pairwise": frame_rows(result.pairwise()),
+        "overall": frame_rows(result.overall()),
         "measurement_noise": result.measurement_noise(),
         "sides": {name: side.as_dict() for name, side in result.sides.items()},
     }
@@ -364,7 +365,26 @@ def _token_text(tokens: int) -> str:
     return str(tokens)
 
 
+def _runnable_harness(args: argparse.Namespace):
+    """The harness of `--runnable` (None without), its `--model-type` checked against the
+    tool where it is installed (as `probes` does); `--model-type` alone is refused."""
+    if args.runnable is None:
+        if args.model_type:
+            raise CommandError(
+                "--model-type says what the --runnable tool runs on: add --runnable "
+                f"{' or '.join(h.name for h in harnesses())}"
+            )
+        return None
+    harness = get_harness(args.runnable)
+    if args.model_type and harness.chat_probe_set:
+        with contextlib.suppress(ImportError):  # without the tool: nothing to check against
+            harness.tool.check_model_type(args.model_type)
+    return harness
+
+
 def cmd_next(args: argparse.Namespace) -> int:
+    harness = _runnable_harness(args)
+    chat = chat_only(args.model_type)
     given = command_scores(args, "known")
     bp, inputs, extra, replaced = given.bp, given.inputs, given.extra, given.replaced
     side_used = bp.side_for(**given.side)[0]
@@ -376,10 +396,22 @@ def cmd_next(args: argparse.Namespace) -> int:
             budget=args.budget,
             top=args.top,
             level=args.level,
+            runnable=None if harness is None else harness.id,
+            chat=chat,
             **given.side,
         )
     again = from_args(args) + (["--scores", args.scores] if args.scores is not None else [])
-    steps = next_steps(frame["benchmark"].to_list(), predict_args=again)
+    steps = next_steps(
+        frame["benchmark"].to_list(),
+        predict_args=again,
+        chat_model_type=args.model_type if chat else None,
+    )
+    run_line = None
+    if harness is not None and frame.height:
+        named = [] if harness.id == DEFAULT_HARNESS else ["--harness", harness.name]
+        command = ["benchpress", "run", "MODEL", *named]
+        command += ["--model-type", args.model_type or "TYPE"]
+        run_line = shlex.join([*command, "--probes", frame["benchmark"][0], "--predict"])
 
     def table() -> None:
         if inputs is not None:
@@ -393,6 +425,9 @@ def cmd_next(args: argparse.Namespace) -> int:
         print_frame(frame, [*columns, "reduction_per_cost", *task_column_names()])
         print_side(side_used)
         print_next_steps(steps)
+        if run_line is not None:
+            print(f"or let benchpress run the first with {harness.label} and predict:")
+            print(f"  {run_line}")
 
     payload = {
         "version": bp.version,
@@ -401,6 +436,9 @@ def cmd_next(args: argparse.Namespace) -> int:
         "rows": frame_rows(frame),
         "commands": steps.as_dict(),
     }
+    if harness is not None:
+        payload["runnable"] = harness.id
+        payload["commands"]["run"] = run_line
     if inputs is not None:
         payload["inputs"] = inputs_payload(inputs, extra, replaced)
     emit(args, frame, payload=payload, table=table)
@@ -505,6 +543,18 @@ def next_arguments(nxt: argparse.ArgumentParser) -> None:
     nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
     nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")
     nxt.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
+    nxt.add_argument(
+        "--runnable",
+        choices=[h.name for h in harnesses()],
+        help="recommend only benchmarks this tool has a task for (what `benchpress run` can "
+        "run), as `probes --runnable` chooses",
+    )
+    nxt.add_argument(
+        "--model-type",
+        metavar="TYPE",
+        help="with --runnable: the model type to run them on; a chat endpoint "
+        "(local-chat-completions, openai-chat-completions, ...) gets only generative tasks",
+    )
     add_snapshot_options(nxt)
     nxt.set_defaults(func=cmd_next)
 

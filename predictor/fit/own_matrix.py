@@ -15,7 +15,7 @@ benchmark is refused, naming them with their counts: their factors would rest on
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -37,6 +37,7 @@ from predictor.side_information import (
     registry_columns,
 )
 from predictor.snapshots.layout import draft_manifest, published_manifest
+from predictor.snapshots.private_line import OWN_DESCRIPTION, OWN_ORIGIN
 from predictor.snapshots.reader import (
     FORMAT_VERSION,
     Snapshot,
@@ -336,7 +337,8 @@ def fit_own_snapshot(
         "format_version": FORMAT_VERSION,
         "version": UNPUBLISHED,
         "parent": None,
-        "description": "fitted in memory from a scores frame (BenchPress.fit)",
+        "description": OWN_DESCRIPTION,
+        "origin": OWN_ORIGIN,  # kept out of the public line (`predictor.snapshots.private_line`)
         "counts": {
             "models": len(model_ids),
             "benchmarks": len(benchmark_ids),
@@ -363,11 +365,17 @@ def fit_own_snapshot(
     )
 
 
-def save_snapshot(snapshot: Snapshot, store: SnapshotStore, today: date | None = None) -> str:
+def save_snapshot(
+    snapshot: Snapshot,
+    store: SnapshotStore,
+    today: date | None = None,
+    reserved: Iterable[str] = (),
+) -> str:
     """Publish an in-memory snapshot to `store` as its next calendar version; returns the
     version. Content equal to the store's newest version publishes nothing and returns that
-    version. Version names already used by the snapshots bundled with the package are never
-    reused for other content (`BenchPress.load` searches both)."""
+    version. Version names already used by the snapshots bundled with the package, or given
+    in `reserved` (the public line's, for the private line), are never reused for other
+    content (`BenchPress.load` searches both)."""
     tables = SnapshotTables(
         cells=snapshot.cells,
         models=snapshot.models,
@@ -385,11 +393,16 @@ def save_snapshot(snapshot: Snapshot, store: SnapshotStore, today: date | None =
         if parent is not None and store.read_manifest(parent).get("content_hash") == digest:
             return parent
         # a name spelt as a version but holding no snapshot (a stray folder) is passed over
-        taken = {*versions, *store.taken_versions(), *list_versions(bundled_snapshot_dir())}
+        taken = {
+            *versions,
+            *store.taken_versions(),
+            *list_versions(bundled_snapshot_dir()),
+            *reserved,
+        }
         version = next_version(taken, today or datetime.now(UTC).date())
         facts = {
             key: snapshot.manifest[key]
-            for key in ("counts", "fit_params", "description")
+            for key in ("counts", "fit_params", "description", "origin")
             if key in snapshot.manifest
         }
         published_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from predictor.harnesses.base import Harness
-from predictor.harnesses.endpoint import Endpoint
+from predictor.harnesses.endpoint import Endpoint, SettingsError
 from predictor.harnesses.redact import plain_text
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
-from predictor.harnesses.tool import ProbeTool
+from predictor.harnesses.tool import OPTIONS_KEY, PASS_THROUGH, ProbeTool, recorded_options
 from predictor.util.extras import MissingExtraError, install_hint
 from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, record_matches
 
@@ -136,6 +136,39 @@ class InspectTool(ProbeTool):
         return values
 
     @classmethod
+    def tool_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """`--gen-kwargs` as Inspect's generation settings (`GenerateConfig`: temperature,
+        top_p, max_tokens, seed, ...; lm-eval's `max_gen_toks` is `max_tokens`); the other
+        options have no Inspect equivalent and are refused."""
+        if "num_fewshot" in options:
+            raise SettingsError(
+                "--num-fewshot: Inspect has no such option; an Inspect task sets its own "
+                "shots (a task argument), or run the task with --harness lm-eval"
+            )
+        if "batch_size" in options:
+            raise SettingsError(
+                "--batch-size: Inspect sends requests concurrently instead of in batches "
+                "(max_connections=N through the API's harness options)"
+            )
+        if "apply_chat_template" in options:
+            raise SettingsError(
+                "--apply-chat-template: Inspect always sends chat messages; the server's chat "
+                "template applies"
+            )
+        given = dict(options.get("gen_kwargs") or {})
+        if "max_gen_toks" in given:
+            given.setdefault("max_tokens", given.pop("max_gen_toks"))
+        from inspect_ai.model import GenerateConfig  # deferred: the optional tool
+
+        unknown = [k for k in given if k not in GenerateConfig.model_fields]
+        if unknown:
+            raise SettingsError(
+                f"--gen-kwargs: Inspect has no generation setting {unknown[0]!r} (it takes "
+                "temperature, top_p, top_k, max_tokens, seed, stop_seqs, ...)"
+            )
+        return given
+
+    @classmethod
     def check_model_type(cls, model_type: str) -> None:
         """The provider's own package, before any task (Inspect resolves the provider itself
         when it runs: a wrong name fails the first task)."""
@@ -148,6 +181,7 @@ class InspectTool(ProbeTool):
         task: str,
         limit: int | None,
         subset: ItemSubset | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> Path | None:
         from inspect_ai.log import read_eval_log  # deferred: the optional tool, to resume
 
@@ -166,6 +200,7 @@ class InspectTool(ProbeTool):
                 and log.eval.model == inspect_model(endpoint)
                 and log.eval.config.limit == limit
                 and _same_subset(log.eval, subset)
+                and ((log.eval.metadata or {}).get(OPTIONS_KEY) or {}) == recorded_options(options)
             ):
                 return path
         return None
@@ -205,9 +240,15 @@ class InspectTool(ProbeTool):
             if chosen is not None:
                 kwargs["sample_id"] = chosen
         given_metadata = options.get("metadata")
-        kwargs.update(options)
+        kwargs.update({k: v for k, v in options.items() if k not in PASS_THROUGH})
+        kwargs.update(self.tool_options(options))  # --gen-kwargs as Inspect's settings
         if subset is not None and isinstance(given_metadata, Mapping):  # the caller's, and ours
             kwargs["metadata"] = {**given_metadata, SUBSET_KEY: record.as_json()}
+        if recorded_options(options):  # a re-run with other options runs the task again
+            kwargs["metadata"] = {
+                **(kwargs.get("metadata") or {}),
+                OPTIONS_KEY: recorded_options(options),
+            }
         with discard(staging):  # a failed task's log (errors quoting the server) goes too
             try:
                 logs = inspect_eval(spec, **kwargs)

@@ -23,6 +23,7 @@ that folder alone."""
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,10 +39,12 @@ from predictor.harnesses.endpoint import (
     SettingsError,
 )
 from predictor.harnesses.staging import discard, publish, staging_folder, task_folder
-from predictor.harnesses.tool import ProbeTool
+from predictor.harnesses.tool import OPTIONS_KEY, ProbeTool, recorded_options
 from predictor.util.item_subsets import SUBSET_KEY, ItemSubset, SubsetRecord, record_matches
 
 TOOL = "lm_eval"
+# Hugging Face's `code_eval` metric (HumanEval, MBPP) refuses to run without this variable
+CODE_EVAL_VARIABLE = "HF_ALLOW_CODE_EVAL"
 # lm-eval reads an API model's key from this variable (its OpenAI-compatible models)
 KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -90,9 +93,11 @@ def lm_eval_args(
         out.setdefault("model", model)
         if base_url:
             out["base_url"] = _full_endpoint(kind, base_url)
-        # vLLM's server (and the like) tokenizes for lm-eval: nothing to download
+        # vLLM's server (and the like) tokenizes for lm-eval: nothing to download; a
+        # tokenizer given (`--tokenizer`, for llama.cpp's server) tokenizes locally
         if kind == "local-completions":
-            out.setdefault("tokenizer_backend", "remote")
+            local = out.get("tokenizer") is not None
+            out.setdefault("tokenizer_backend", "huggingface" if local else "remote")
         out.setdefault("timeout", int(timeout) if timeout.is_integer() else timeout)
         out.setdefault("max_retries", MAX_RETRIES)
     elif "pretrained" not in out and "model" not in out:
@@ -108,6 +113,7 @@ class LmEvalTool(ProbeTool):
     checks_log_probs = True
     key_variable = KEY_VARIABLE
     runs_subsets = True
+    takes_tokenizer = True
 
     def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
         super().__init__(tasks, include_path)
@@ -150,6 +156,37 @@ class LmEvalTool(ProbeTool):
     def known(self, task: str) -> bool:
         return task in self.manager.task_index
 
+    def datasets(self, task: str) -> list[tuple[str, str | None]]:
+        """(`dataset_path`, `dataset_name`) of the task's configs, a group's or a tag's
+        tasks each (lm-eval's index holds every config with its includes resolved)."""
+        found: dict[tuple[str, str | None], None] = {}
+        seen: set[str] = set()
+        todo: list[object] = [task]
+        while todo:
+            item = todo.pop()
+            if isinstance(item, dict):  # a group's task given inline
+                config, name = item, None
+            else:
+                name = str(item)
+                if name in seen:
+                    continue
+                seen.add(name)
+                entry = self.manager.task_index.get(name)
+                if entry is None:
+                    continue
+                config = entry.cfg or {}
+                todo.extend(sorted(getattr(entry, "tags", None) or ()) if not config else ())
+            if config.get("dataset_path"):
+                path = str(config["dataset_path"])
+                named = config.get("dataset_name")
+                found[(path, None if named is None else str(named))] = None
+            members = config.get("task")
+            if isinstance(members, list):
+                todo.extend(members)
+            elif isinstance(members, str) and members != name and "dataset_path" not in config:
+                todo.append(members)
+        return list(found)
+
     def version(self, task: str) -> str | None:
         """The task's version in its config (`metadata.version`), None if it has none."""
         entry = self.manager.task_index.get(task)
@@ -180,9 +217,11 @@ class LmEvalTool(ProbeTool):
         task: str,
         limit: int | None,
         subset: ItemSubset | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> Path | None:
         """The results file of an earlier complete run of this task for this model (the same
-        limit; the same subset of items, or none for a full run), or None."""
+        limit; the same subset of items, or none for a full run; the same tool options), or
+        None."""
         folder = task_folder(out, task)
         files = sorted(folder.glob("results_*.json"), reverse=True) if folder.is_dir() else []
         if not files:
@@ -201,6 +240,7 @@ class LmEvalTool(ProbeTool):
                 and config.get("limit") == limit
                 and (want_version is None or str(versions.get(task)) == want_version)
                 and record_matches(doc.get(SUBSET_KEY), subset)
+                and (doc.get(OPTIONS_KEY) or {}) == recorded_options(options)
             ):
                 return path
         return None
@@ -234,6 +274,9 @@ class LmEvalTool(ProbeTool):
         }
         if endpoint.chat:
             kwargs["apply_chat_template"] = True
+        if runs_code(task):  # asked for by name (`--probes humaneval`): no probe set has one
+            kwargs["confirm_run_unsafe_code"] = True
+            os.environ[CODE_EVAL_VARIABLE] = "1"  # this task's own process (`run_task`)
         record = self._subset(task, subset) if subset is not None else None
         if record is not None and record.indices is not None:
             kwargs["samples"] = record.indices
@@ -244,6 +287,8 @@ class LmEvalTool(ProbeTool):
                 raise RuntimeError(f"lm-eval returned no results for {task}")
             if record is not None:
                 results[SUBSET_KEY] = record.as_json()
+            if recorded_options(options):  # what --num-fewshot, --gen-kwargs, ... asked for
+                results[OPTIONS_KEY] = recorded_options(options)
             tracker.save_results_aggregated(results=results, samples=None)
             return publish(staging, "results_*.json", out, task)
 
@@ -253,6 +298,15 @@ class LmEvalTool(ProbeTool):
         loaded = self.manager.load([task])
         sizes = {name: len(built.eval_docs or []) for name, built in loaded["tasks"].items()}
         return SubsetRecord.drawn(subset, sizes)
+
+
+def runs_code(task: str) -> bool:
+    """Whether scoring `task` runs the code the model wrote (the task facts'
+    `RUNS_MODEL_CODE`): lm-eval refuses such a task unless `confirm_run_unsafe_code` is
+    given, and its metric unless `HF_ALLOW_CODE_EVAL=1` is set."""
+    from predictor.results.task_facts import runs_model_code  # deferred: as in `_read_json`
+
+    return runs_model_code(TOOL, task)
 
 
 def _doc_tokens(task, doc) -> int:

@@ -11,12 +11,24 @@ attribute or class method here."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from predictor.harnesses.endpoint import Endpoint
 from predictor.util.item_subsets import ItemSubset
+
+# `benchpress run`'s tool options (`predictor.runs.options`), lm-eval's names for them, and
+# the key under which a task's results record them (a re-run with others does not resume it)
+PASS_THROUGH = ("num_fewshot", "batch_size", "apply_chat_template", "gen_kwargs")
+OPTIONS_KEY = "benchpress_options"
+
+
+def recorded_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The pass-through options among `options`, as JSON values ({} for none)."""
+    given = {k: options[k] for k in PASS_THROUGH if k in (options or {})}
+    return json.loads(json.dumps(given, default=str))
 
 
 class ProbeTool:
@@ -36,6 +48,8 @@ class ProbeTool:
     # `finished` then take `subset=` (`predictor.util.item_subsets`); a tool without it
     # never gets the keyword, and `--items` is refused for it before anything runs
     runs_subsets: ClassVar[bool] = False
+    # `--tokenizer NAME`: the tool tokenizes locally with that Hugging Face tokenizer
+    takes_tokenizer: ClassVar[bool] = False
 
     def __init__(self, tasks: Sequence[str], include_path: Sequence[Path] = ()) -> None:
         self.tasks = list(tasks)
@@ -66,6 +80,18 @@ class ProbeTool:
     @classmethod
     def check_model_type(cls, model_type: str) -> None:
         """Refuse a model type the tool does not have, before any task runs."""
+
+    @classmethod
+    def tool_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The run options of `benchpress run` (`predictor.runs.options`: `num_fewshot`,
+        `batch_size`, `apply_chat_template`, `gen_kwargs`) in the tool's own spelling;
+        `SettingsError` naming an option the tool has no equivalent of."""
+        return dict(options)
+
+    def datasets(self, task: str) -> list[tuple[str, str | None]]:
+        """(Hub dataset or local path, configuration) of every dataset the task loads, checked
+        before the first task (`predictor.runs.dataset_preflight`); [] when unknown."""
+        return []
 
     def known(self, task: str) -> bool:
         """Whether the tool can find a task the user named (`--task`)."""

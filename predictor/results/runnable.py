@@ -21,12 +21,16 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from predictor.results.mapping import load_map
-from predictor.results.task_facts import is_generative
+from predictor.results.task_facts import is_generative, runs_model_code
 
 RESULTS_DIR = "results/"  # where the commands write, and `predict --from` reads
 LM_EVAL_MODEL = "pretrained=YOUR_MODEL"
 LM_EVAL_CHAT_MODEL = "model=YOUR_MODEL,base_url=YOUR_ENDPOINT"
 INSPECT_MODEL = "PROVIDER/MODEL"
+# a task scored by running the model's code (HumanEval, MBPP) runs only when lm-eval is told
+# to run untrusted code, and its `code_eval` metric only with this variable set
+LM_EVAL_UNSAFE = "--confirm_run_unsafe_code"
+CODE_EVAL_VARIABLE = "HF_ALLOW_CODE_EVAL=1"
 
 
 EXACT_NOTE = "same harness and task as"  # how the tables mark the matrix's own setup
@@ -81,6 +85,8 @@ class NextSteps:
     unknown: list[str] = field(default_factory=list)  # benchmarks no tool task runs
     # Inspect tasks known by a bare name (no `package/task` registry name to run it by)
     unregistered: list[str] = field(default_factory=list)
+    # lm-eval tasks scored by running the model's code: the line tells lm-eval to run them
+    runs_code: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The commands as printed: lm-eval, or else Inspect (each runs the benchmarks it
@@ -89,6 +95,11 @@ class NextSteps:
         lines = []
         if self.lm_eval:
             lines += ["to run them with lm-eval:", f"  {self.lm_eval}"]
+            if self.runs_code:
+                lines.append(
+                    f"  ({', '.join(self.runs_code)} runs the code the model writes, on this "
+                    f"machine: hence {LM_EVAL_UNSAFE} and {CODE_EVAL_VARIABLE})"
+                )
         if self.inspect:
             lines.append("or with Inspect:" if self.lm_eval else "to run them with Inspect:")
             lines += [f"  {line}" for line in self.inspect]
@@ -133,7 +144,9 @@ def next_steps(
     into `output`, then predict from it; `predict_args` are added to that predict line (the
     scores or files already known, e.g. `["--from", "old/"]`). `chat_model_type`: lm-eval's
     model type of a chat endpoint (`local-chat-completions`), whose line runs the generative
-    tasks on it with its chat template; else a local Hugging Face model (`hf`)."""
+    tasks on it with its chat template; else a local Hugging Face model (`hf`). A task
+    scored by running the model's code (`task_facts.RUNS_MODEL_CODE`) adds lm-eval's
+    `--confirm_run_unsafe_code` and `HF_ALLOW_CODE_EVAL=1`, without which it is refused."""
     chat = chat_model_type is not None
     lm_tasks = list(dict.fromkeys(t for b in benchmarks if (t := lm_eval_task(b, chat))))
     inspect_tasks = list(dict.fromkeys(t for b in benchmarks if (t := inspect_task(b))))
@@ -144,8 +157,12 @@ def next_steps(
         if chat_model_type is not None
         else f"--model hf --model_args {LM_EVAL_MODEL}"
     )
+    runs_code = [t for t in lm_tasks if runs_model_code("lm_eval", t)]
+    unsafe = bool(runs_code)
     lm_eval = (
-        f"lm_eval {model} --tasks {shlex.quote(','.join(lm_tasks))} --output_path {out}"
+        f"{CODE_EVAL_VARIABLE + ' ' if unsafe else ''}lm_eval {model} "
+        f"--tasks {shlex.quote(','.join(lm_tasks))} --output_path {out}"
+        f"{' ' + LM_EVAL_UNSAFE if unsafe else ''}"
         if lm_tasks
         else None
     )
@@ -158,4 +175,4 @@ def next_steps(
     predict = shlex.join(["benchpress", "predict", "--from", output, *extra])
     unknown = [b for b in benchmarks if lm_eval_task(b, chat) is None and inspect_task(b) is None]
     bare = [t for t in inspect_tasks if "/" not in t]
-    return NextSteps(list(benchmarks), lm_eval, inspect, predict, unknown, bare)
+    return NextSteps(list(benchmarks), lm_eval, inspect, predict, unknown, bare, runs_code)

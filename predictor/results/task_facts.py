@@ -31,7 +31,9 @@ GENERATIVE = frozenset({"generate_until", "generate"})
 # Tasks scored by running the code the model wrote: lm-eval marks them `unsafe_code` and
 # refuses them unless told to run untrusted code; Inspect's run it in a Docker sandbox. A run
 # must not execute a model's code because a probe set chose the task, so probe sets chosen
-# for a tool leave them out (and `benchpress run` never tells lm-eval to run untrusted code).
+# for a tool leave them out; one named by the user (`run --probes humaneval`) runs, lm-eval
+# told it may (`predictor.harnesses.lm_eval.runs_code`), and lm-eval lines printed for one
+# say so (`predictor.results.runnable.next_steps`).
 RUNS_MODEL_CODE = frozenset(
     {
         ("lm_eval", "humaneval"),

@@ -69,6 +69,9 @@ class RunPlan:
     # a probe plan by cost (`predictor.trust.probe_plan`): benchmark -> the subset its task
     # runs on, each in `<out>/items-<N>/` (the tasks not in it run in full, in `out`)
     subsets: dict[str, ItemSubset] = field(default_factory=dict)
+    # the tool options passed through (`predictor.runs.options`): num_fewshot, batch_size,
+    # apply_chat_template, gen_kwargs; recorded with each task's results
+    options: dict[str, object] = field(default_factory=dict)
 
     def task_subset(self, task: PlannedTask) -> ItemSubset | None:
         """The subset `task` runs on (None: all its items)."""
@@ -110,6 +113,7 @@ class RunPlan:
             "seconds": self.seconds,
             "tokens_per_second": self.tokens_per_second,
             "settings": self.settings,
+            "options": self.options,
         }
 
 

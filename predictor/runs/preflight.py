@@ -8,12 +8,19 @@ would send the key to another host, or from https to http). Messages never show 
 
 The check is held to a total deadline, the request timeout (`--timeout`, at most
 `PREFLIGHT_SECONDS`), not only per read: a server that drips its answer a byte at a time
-fails it within that many seconds (`predictor.runs.isolation.RequestDeadline`)."""
+fails it within that many seconds (`predictor.runs.isolation.RequestDeadline`).
+
+For lm-eval's `local-completions` with the server's tokenizer (`tokenizer_backend=remote`,
+benchpress's default), one more request: `GET <server>/tokenizer_info`, which llama.cpp's
+server does not answer (`check_tokenizer`: what to do instead). The tasks' datasets are
+checked by `predictor.runs.dataset_preflight`, with `http_get` here."""
 
 from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from predictor.harnesses.endpoint import Endpoint
@@ -110,4 +117,89 @@ def _too_slow(endpoint: Endpoint, seconds: float) -> EndpointError:
     return EndpointError(
         f"model endpoint {endpoint.base_url} ({endpoint.base_url_origin}) did not answer its "
         f"model list within {seconds:g} s (--timeout, BENCHPRESS_MODEL_TIMEOUT)"
+    )
+
+
+# --------------------------------------------------------------- one GET, for the other checks
+@dataclass(frozen=True)
+class HttpAnswer:
+    status: int
+    body: bytes
+
+
+class Unreachable(OSError):
+    """No HTTP answer: the host is unreachable, refused the connection, or too slow."""
+
+
+def http_get(url: str, headers: Mapping[str, str], seconds: float) -> HttpAnswer:
+    """One GET within `seconds` in all, no redirect followed (a 3xx is its answer): the
+    status and up to 64 KiB of the body; `Unreachable` when no answer came."""
+    request = urllib.request.Request(url, method="GET", headers=dict(headers))
+    deadline = RequestDeadline(seconds)
+    opener = urllib.request.build_opener(_NoRedirect, *deadline.handlers())
+    try:
+        with deadline, opener.open(request, timeout=seconds) as response:
+            body = response.read(1 << 16)
+            status = response.status
+    except urllib.error.HTTPError as error:
+        return HttpAnswer(error.code, b"")
+    except (urllib.error.URLError, *HTTP_ERRORS) as error:
+        if deadline.expired or isinstance(getattr(error, "reason", None), TimeoutError):
+            raise Unreachable(f"no answer within {seconds:.3g} s") from None
+        raise Unreachable(str(getattr(error, "reason", error))) from None
+    if deadline.expired:
+        raise Unreachable(f"no answer within {seconds:.3g} s")
+    return HttpAnswer(status, body)
+
+
+# ------------------------------------------------------------------ the server's tokenizer
+def server_root(base_url: str) -> str:
+    """`http://h:8000/v1/completions` -> `http://h:8000`, where lm-eval's remote tokenizer
+    asks (`/tokenizer_info`, `/tokenize`)."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    for route in ROUTES:
+        if path.endswith(route):
+            path = path[: -len(route)]
+            break
+    return urlunsplit((parts.scheme, parts.netloc, path.rstrip("/"), "", ""))
+
+
+def needs_remote_tokenizer(endpoint: Endpoint) -> bool:
+    """lm-eval will tokenize on the server: `tokenizer_backend=remote` (what benchpress sets
+    for `local-completions`) and no tokenizer of its own given."""
+    args = endpoint.model_args
+    return (
+        endpoint.is_api
+        and bool(endpoint.base_url)
+        and str(args.get("tokenizer_backend", "")).lower() == "remote"
+        and not args.get("tokenizer")
+    )
+
+
+def check_tokenizer(endpoint: Endpoint) -> None:
+    """`EndpointError` unless the server answers `GET /tokenizer_info`, which lm-eval's
+    remote tokenizer reads before any request (vLLM and SGLang serve it; llama.cpp's server
+    does not, and every task would fail)."""
+    if not needs_remote_tokenizer(endpoint):
+        return
+    url = f"{server_root(str(endpoint.base_url))}/tokenizer_info"
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    seconds = min(endpoint.timeout, PREFLIGHT_SECONDS)
+    try:
+        answer = http_get(url, headers, seconds)
+    except Unreachable as error:
+        message = f"cannot reach the model endpoint's tokenizer {url}: {error}"
+        raise EndpointError(redact(message, endpoint.api_key)) from None
+    if answer.status == 200:
+        return
+    raise EndpointError(  # the URL may hold the key (a gateway taking it in the path)
+        redact(
+            f"the model endpoint has no tokenizer at {url} (HTTP {answer.status}; llama.cpp's "
+            "server has none), which lm-eval needs to score multiple-choice tasks on it "
+            "(tokenizer_backend=remote): pass --tokenizer HF_NAME (the model's tokenizer on the "
+            "Hugging Face Hub or a local folder), or run generation tasks on the chat endpoint "
+            "(--model-type local-chat-completions with base_url=.../v1/chat/completions)",
+            endpoint.api_key,
+        )
     )

@@ -44,14 +44,16 @@ from predictor.harnesses.redact import plain_text, redact, redacted_output
 from predictor.harnesses.staging import STAGING, run_folder
 from predictor.results.inputs import summarise
 from predictor.results.read import read_results
+from predictor.runs.dataset_preflight import TaskDataset, check_datasets
 from predictor.runs.isolation import (
     check_task_timeout,
     describe_task_timeout,
     run_task,
     task_deadline,
 )
+from predictor.runs.options import describe, split_options
 from predictor.runs.plan import TOKENS_PER_SECOND, RunPlan, plan_task
-from predictor.runs.preflight import check_endpoint
+from predictor.runs.preflight import check_endpoint, check_tokenizer, needs_remote_tokenizer
 from predictor.runs.settings import env_task_overrides, format_model_args, resolve_endpoint
 from predictor.trust.probe_sets import ProbeBenchmarks
 from predictor.trust.probes import runnable_tool
@@ -184,10 +186,14 @@ def plan_probe_run(
     items: int | None = None,
     items_seed: int = DEFAULT_SEED,
     budget_tokens: float | None = None,
+    options: Mapping[str, Any] | None = None,
+    tokenizer: str | None = None,
 ) -> tuple[RunPlan, Endpoint, Any]:
     """The plan of a run, the endpoint it talks to and the tool; nothing is sent. The
     default probes run as the snapshot's probe plan says (each task on its items: a seeded
-    subset, or all) unless `items` (one count for every task) or `limit` is given."""
+    subset, or all) unless `items` (one count for every task) or `limit` is given.
+    `options`: the tool options passed through (`predictor.runs.options`: num_fewshot,
+    batch_size, apply_chat_template, gen_kwargs), checked against the tool here."""
     tool_name = runnable_tool(harness)
     task_timeout = check_task_timeout(task_timeout)
     if limit is not None and (isinstance(limit, bool) or int(limit) < 1):
@@ -195,7 +201,13 @@ def plan_probe_run(
     subset = _subset(items, items_seed, limit)
     if bp is None:
         bp = BenchPress.load()
-    endpoint = resolve_endpoint(model, tool_name, model_type, model_args, timeout)
+    endpoint = resolve_endpoint(model, tool_name, model_type, model_args, timeout, None, tokenizer)
+    passed, others = split_options(options or {})
+    if others:
+        raise SettingsError(
+            f"options: {sorted(others)[0]} is not a run option (num_fewshot, batch_size, "
+            "apply_chat_template, gen_kwargs); give the tool's own to execute_plan"
+        )
     env_tasks, env_folders = env_task_overrides()
     tasks = {**env_tasks, **(tasks or {})}
     include_path = include_path if include_path is not None else env_folders
@@ -214,6 +226,15 @@ def plan_probe_run(
         raise SettingsError(f"items: {descriptor.label} cannot run a subset of a task's items")
     if not descriptor.tool.runs_subsets:
         subsets = {}  # a tool that runs no subsets runs the plan's tasks in full
+    if passed:
+        descriptor.tool.tool_options(passed)  # one the tool cannot take: refused now
+    if passed.get("apply_chat_template") and needs_remote_tokenizer(endpoint):
+        # lm-eval sends the chat messages as the prompt to the server's /tokenize
+        raise SettingsError(
+            "--apply-chat-template: lm-eval cannot apply a chat template through the server's "
+            "tokenizer (tokenizer_backend=remote); pass --tokenizer HF_NAME as well, or use "
+            "--model-type local-chat-completions (its server applies the template)"
+        )
     tool = descriptor.tool([t for t, _ in chosen.values()], folders)
     unknown = [t for t, own in chosen.values() if own and not tool.known(t)]
     if unknown:
@@ -238,6 +259,7 @@ def plan_probe_run(
                 task,
                 limit,
                 subsets.get(benchmark, subset),
+                passed,
             ),
             subsets.get(benchmark, subset),
         )
@@ -249,6 +271,8 @@ def plan_probe_run(
         settings["endpoint"] = f"{endpoint.base_url} ({endpoint.base_url_origin})"
     if endpoint.api_key:
         settings["api_key"] = "set (BENCHPRESS_MODEL_API_KEY)"
+    if passed:
+        settings["options"] = describe(passed)
     plan = RunPlan(
         model,
         tool_name,
@@ -261,6 +285,7 @@ def plan_probe_run(
         task_timeout,
         subset,
         subsets,
+        passed,
     )
     return plan, endpoint, tool
 
@@ -280,12 +305,16 @@ def _subset(items: int | None, seed: int, limit: int | None) -> ItemSubset | Non
         raise SettingsError(f"items: {error}") from None
 
 
-def _finished(tool, folder: Path, endpoint: Endpoint, task: str, limit, subset) -> Path | None:
+def _finished(
+    tool, folder: Path, endpoint: Endpoint, task: str, limit, subset, options=None
+) -> Path | None:
     """The tool's file of an earlier run of the task (a tool that runs no subsets is never
-    asked about one: `ProbeTool.runs_subsets`)."""
-    if subset is None:
-        return tool.finished(folder, endpoint, task, limit)
-    return tool.finished(folder, endpoint, task, limit, subset=subset)
+    asked about one: `ProbeTool.runs_subsets`; a run without tool options is not asked
+    about them)."""
+    extra: dict[str, Any] = {"subset": subset} if subset is not None else {}
+    if options:
+        extra["options"] = options
+    return tool.finished(folder, endpoint, task, limit, **extra)
 
 
 def _shown_args(endpoint: Endpoint) -> str:
@@ -320,7 +349,7 @@ def execute_plan(
     resumed = list(files)
     failed: dict[str, str] = {}
     todo = plan.to_run
-    options = dict(options or {})
+    options = {**plan.options, **(options or {})}
     folders = list(dict.fromkeys(plan.task_folder(t) for t in todo))
     if todo:  # everything that needs no request first: nothing is sent before it holds
         _check_options(options)
@@ -328,6 +357,11 @@ def execute_plan(
             check_out(folder)
         tool.check_model_type(endpoint.model_type)
         check_endpoint(endpoint)
+        check_tokenizer(endpoint)
+        check_datasets(
+            [TaskDataset(t.task, path, name) for t in todo for path, name in tool.datasets(t.task)],
+            folders=tool.include_path,
+        )
     key = endpoint.api_key
     bar = _overall_bar(len(todo), progress)
     try:
@@ -468,6 +502,7 @@ def run_probe_benchmarks(
     items: int | None = None,
     items_seed: int = DEFAULT_SEED,
     budget_tokens: float | None = None,
+    tokenizer: str | None = None,
     **harness_options: Any,
 ) -> ProbeScores:
     """Run `model`'s probes with lm-eval (`harness="lm_eval"`), Inspect (`"inspect"`) or
@@ -492,8 +527,14 @@ def run_probe_benchmarks(
     server (per read; the endpoint check is held to it in all). `task_timeout`: seconds one task
     may run, in its own process, killed past it (default: 10 times the plan's estimate for it,
     at least an hour; 0: none); a task on an endpoint also has a 768 MiB memory cap.
-    `harness_options` go to `lm_eval.simple_evaluate` or `inspect_ai.eval` (e.g. `batch_size=8`,
-    `num_fewshot=0`)."""
+    `harness_options` go to `lm_eval.simple_evaluate` or `inspect_ai.eval`; of them
+    `num_fewshot`, `batch_size`, `apply_chat_template` and `gen_kwargs` are checked against
+    the harness first (Inspect takes `gen_kwargs` as its generation settings and refuses the
+    others), shown in the plan and recorded with each task's results. `tokenizer`: a Hugging
+    Face tokenizer lm-eval tokenizes with, for a server without `/tokenizer_info` (llama.cpp's).
+    Before the first task, each task's dataset is checked on the Hugging Face Hub
+    (`predictor.runs.dataset_preflight`: gated, missing, offline and not cached)."""
+    passed, others = split_options(harness_options)
     plan, endpoint, tool = plan_probe_run(
         model,
         probes,
@@ -510,5 +551,7 @@ def run_probe_benchmarks(
         items=items,
         items_seed=items_seed,
         budget_tokens=budget_tokens,
+        options=passed,
+        tokenizer=tokenizer,
     )
-    return execute_plan(plan, endpoint, tool, harness_options, progress)
+    return execute_plan(plan, endpoint, tool, others, progress)

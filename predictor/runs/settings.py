@@ -130,13 +130,15 @@ def resolve_endpoint(
     model_args: str | Mapping[str, object] | None = None,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
+    tokenizer: str | None = None,
 ) -> Endpoint:
     """The endpoint of one run: `model_type` and `model_args` as given, else the settings.
 
     The model's name goes where the tool expects it (`model=` for API types, `pretrained=`
     for local weights) unless `model_args` name it; an API type gets the request timeout and
     a bounded retry count. An `api_key=` in `model_args` is refused: lm-eval would write it
-    into its results file."""
+    into its results file. `tokenizer` (`--tokenizer`): a Hugging Face tokenizer the tool
+    tokenizes with itself, for a server that does not tokenize (llama.cpp's)."""
     env = os.environ if env is None else env
     if not model or not model.strip():
         raise SettingsError("the model's name is empty")
@@ -163,6 +165,15 @@ def resolve_endpoint(
                 f"--model-args: do not pass {secret}= (lm-eval writes model_args into its "
                 f"results file); set {KEY_ENV} instead"
             )
+    if tokenizer is not None:
+        if not tokenizer.strip():
+            raise SettingsError("--tokenizer: the tokenizer's name is empty")
+        if not tool.takes_tokenizer:
+            raise SettingsError(
+                f"--tokenizer: {get_harness(harness).label} takes no tokenizer (the server's "
+                "applies)"
+            )
+        args["tokenizer"] = tokenizer.strip()
     seconds = _timeout(env, timeout)
     given_url = args.get("base_url")
     base_url = None if given_url is None else str(given_url)

@@ -102,6 +102,8 @@ MANIFEST_FIELDS: Mapping[str, str] = {
     "version": "YYYY.MM.DD.N; absent while staged, `as-of-...` for a rebuild",
     "parent": "the store's newest version when it was published, or null",
     "published_at": "UTC, in seconds",
+    # a team's own matrix (`BenchPress.fit(...).save()`), kept in the private line
+    "origin": '"own"; absent on the public line (`predictor.snapshots.private_line`)',
     # the pretrained snapshots bundled by `pipelines.bundle_pretrained` (no clock time)
     "description": "what the pretrained snapshot is",
     "built_by": "the function that built it",

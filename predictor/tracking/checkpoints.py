@@ -152,6 +152,50 @@ def checkpoint_name(run: str, step: int) -> str:
     return f"{run}@step-{step}"
 
 
+# ------------------------------------------------------------------ what was not used
+# (`ResultInputs` field, how `track` says it): the rows of the checkpoints' files that are not
+# probe scores, as `predict --from` lists them (unmapped tasks are said apart, with --map)
+IGNORED = (
+    ("other_metric", "other metric than the benchmark's (not used)"),
+    ("not_run", "not run by the tool"),
+    ("not_fitted", "not in this snapshot's fit (not used)"),
+    ("superseded", "smoke-test scores not used (a full run's are)"),
+    ("superseded_subsets", "subset scores not used (a run over more items is)"),
+)
+
+
+def ignored_lines(steps: Sequence[int], inputs: Sequence[Any], limit: int = 12) -> list[str]:
+    """One line per kind of result the checkpoints' files hold but `track` did not use
+    (`inputs`: each step's `ResultInputs`), each name with the steps it was at unless it was
+    at every one: `other metric than the benchmark's (not used): arc_easy (acc_norm) at step
+    500`."""
+    lines = []
+    for field_name, wording in IGNORED:
+        at: dict[str, list[int]] = {}
+        for step, found in zip(steps, inputs, strict=True):
+            for name in getattr(found, field_name, None) or ():
+                at.setdefault(name, []).append(step)
+        if not at:
+            continue
+        shown = [
+            name if len(where) == len(steps) else f"{name} at {_steps(where)}"
+            for name, where in at.items()
+        ]
+        more = f" ... (+{len(shown) - limit} more; --json lists all)" if len(shown) > limit else ""
+        lines.append(f"{wording}: {', '.join(shown[:limit])}{more}")
+    return lines
+
+
+def _steps(where: Sequence[int]) -> str:
+    return f"step{'s' if len(where) > 1 else ''} {', '.join(map(str, where))}"
+
+
+def ignored_payload(found: Any) -> dict[str, list[str]]:
+    """`--json`: a checkpoint's results not used, by kind (unmapped tasks included)."""
+    kinds = ("unmapped", *(f for f, _ in IGNORED))
+    return {kind: list(getattr(found, kind, None) or ()) for kind in kinds}
+
+
 # --------------------------------------------------------------------------- criteria
 OPERATORS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
     ">=": np.greater_equal,

@@ -2,10 +2,17 @@
 Weights & Biases (`benchpress track --mlflow URI / --wandb PROJECT`, and `benchpress run
 --track`).
 
-Both get the same metrics per step: `<benchmark>` (the predicted mean), `<benchmark>.low` and
-`<benchmark>.high` (the interval at `level`), and `p_all` when criteria were given; the
-snapshot that predicted them is recorded as its pin `VERSION@sha256:HEX`, so a number on a
-dashboard can be traced back to the exact snapshot.
+Both get the same metrics per step: `predicted/<benchmark>` (the predicted mean),
+`predicted/<benchmark>/low` and `predicted/<benchmark>/high` (the interval at `level`),
+`observed/<benchmark>` for each score the checkpoint was run on, and `p_all` when criteria were
+given; the `/` groups them in both trackers' dashboards (W&B's sections, MLflow's metric
+names allow it). The snapshot that predicted them is recorded as its pin
+`VERSION@sha256:HEX` (MLflow param and tag `benchpress.snapshot`, W&B config of the same
+name), so a number on a dashboard can be traced back to the exact snapshot.
+
+MLflow's file store (`./mlruns`, `file:` URIs; in maintenance mode since MLflow 3) keeps a
+metric as a file named by its key, so `predicted/B` beside `predicted/B/low` cannot be stored
+there: such a URI is refused, naming sqlite:///FILE.db or a tracking server instead.
 
 mlflow and wandb are optional extras, imported only when a function here runs; a missing one
 is a `MissingExtraError` naming the extra. Any other failure of a tracker or of its client (a
@@ -31,7 +38,7 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -75,14 +82,18 @@ class TrackedCheckpoint:
     step: int
     predictions: Mapping[str, tuple[float, float, float]]  # benchmark -> (mean, low, high)
     p_all: float | None = None  # P(every criterion holds); None without criteria
+    observed: Mapping[str, float] = field(default_factory=dict)  # its own scores (probes)
 
     def metrics(self) -> dict[str, float]:
-        """Its metrics under the names both trackers use, so dashboards read alike."""
+        """Its metrics under the names both trackers use, so dashboards read alike:
+        `predicted/B`, `predicted/B/low`, `predicted/B/high`, `observed/B`, `p_all`."""
         out: dict[str, float] = {}
         for benchmark, (mean, low, high) in self.predictions.items():
-            out[benchmark] = float(mean)
-            out[f"{benchmark}.low"] = float(low)
-            out[f"{benchmark}.high"] = float(high)
+            out[f"predicted/{benchmark}"] = float(mean)
+            out[f"predicted/{benchmark}/low"] = float(low)
+            out[f"predicted/{benchmark}/high"] = float(high)
+        for benchmark, score in self.observed.items():
+            out[f"observed/{benchmark}"] = float(score)
         if self.p_all is not None:
             out["p_all"] = float(self.p_all)
         return out
@@ -108,6 +119,19 @@ def sqlite_database(uri: str) -> Path | None:
     if not sep or not path or path.startswith(":memory:"):
         raise ExportError(f"MLflow at {uri}: give the database file, as sqlite:///FILE.db")
     return Path(path).absolute()  # sqlite:///a.db is relative, sqlite:////a.db not
+
+
+def check_not_file_store(uri: str) -> None:
+    """`ExportError` for an MLflow file store (a path or `file:` URI): it keeps each metric
+    as a file named by its key, and `predicted/B` beside `predicted/B/low` would be a file
+    and a folder of one name (module docstring)."""
+    scheme = urlsplit(uri).scheme.lower()
+    if scheme == "file" or scheme == "" or (len(scheme) == 1 and os.name == "nt"):
+        raise ExportError(
+            f"MLflow at {display_uri(uri)}: a file store cannot hold the metrics "
+            "predicted/BENCHMARK beside predicted/BENCHMARK/low; give sqlite:///FILE.db "
+            "(no server needed) or a tracking server's http(s):// URI"
+        )
 
 
 def sqlite_artifact_location(uri: str) -> str | None:
@@ -299,6 +323,7 @@ def log_to_mlflow(
     (`check_sqlite_database`) and written under a lock of `home/locks` (home: default
     BENCHPRESS_HOME) by one process at a time. Any failure is an `ExportError`."""
     require_mlflow()
+    check_not_file_store(uri)
     from mlflow.entities import Metric, Param  # deferred: the optional `mlflow` extra
     from mlflow.tracking import MlflowClient  # deferred: the optional `mlflow` extra
 
@@ -311,7 +336,11 @@ def log_to_mlflow(
         for checkpoint in checkpoints
         for key, value in checkpoint.metrics().items()
     ]
-    params = [Param("level", f"{level:g}"), *([Param("criteria", criteria)] if criteria else [])]
+    params = [
+        Param("level", f"{level:g}"),
+        Param(SNAPSHOT_TAG, snapshot_pin),
+        *([Param("criteria", criteria)] if criteria else []),
+    ]
     tags = {RUN_TAG: run, SNAPSHOT_TAG: snapshot_pin}
     try:
         lock = nullcontext()

@@ -8,9 +8,12 @@ escaped; control characters are shown as escapes.
 
 One panel per target predicted somewhere in the run (a target observed at every checkpoint
 is a probe: it is drawn once, in the probe panel), then the probe panel and P(all); the grid is
-sized to the panels (a short last row has wider panels), so no cell is left empty. Each
-`--require` threshold is a dashed line on its benchmark's panel, and one legend says which
-marks are predicted and which observed.
+sized to the panels (a short last row has wider panels), so no cell is left empty. Every score
+is drawn once: a target's panel marks its observed checkpoints as observed (not also as
+predicted), and the probe panel leaves out the probes a target panel shows. A single
+checkpoint's interval is an error bar (a band needs two steps). Steps that double (1000, 2000,
+4000, 8000) get a log-scaled step axis, ticked at the steps. Each `--require` threshold is a
+dashed line on its benchmark's panel, and one legend names the marks drawn, as drawn.
 
 Every drawn series carries a gid (`trajectory-K`, `band-K`, `target-observed-K`,
 `probe-K`, `p-all`, `threshold-I` for the I-th criterion, `legend`), and every panel one
@@ -101,16 +104,39 @@ def _grid(fig: Figure, panels: int, max_cols: int = 3) -> list[Axes]:
     return axes
 
 
-def _panel(ax: Axes, gid: str, title: str) -> None:
+def log_steps(steps: Sequence[int]) -> bool:
+    """Whether the steps grow geometrically (each about the same multiple, at least 1.5, of
+    the last: 1000, 2000, 4000, 8000), so a log-scaled axis spaces them evenly."""
+    ordered = sorted(set(steps))
+    if len(ordered) < 3 or ordered[0] <= 0:
+        return False
+    ratios = [b / a for a, b in zip(ordered, ordered[1:], strict=False)]
+    return min(ratios) >= 1.5 and max(ratios) / min(ratios) <= 1.25
+
+
+def _panel(ax: Axes, gid: str, title: str, steps: Sequence[int] = ()) -> None:
     ax.set_gid(gid)
     ax.set_title(label(title), fontsize=9, parse_math=False)
     ax.set_xlabel("step", fontsize=8)
     ax.tick_params(labelsize=7)
+    if log_steps(steps):
+        from matplotlib.ticker import FixedLocator, NullLocator  # deferred: as in `render`
+
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("step (log scale)", fontsize=8)
+        ax.xaxis.set_major_locator(FixedLocator(sorted(set(steps))))
+        ax.xaxis.set_major_formatter(lambda value, _: f"{value:g}")
+        ax.xaxis.set_minor_locator(NullLocator())
 
 
-def _threshold(ax: Axes, index: int, criterion: Criterion, color: str = THRESHOLD_COLOR) -> None:
-    line = ax.axhline(criterion.threshold, linestyle="--", color=color, linewidth=1.0, zorder=2.5)
+def _threshold(ax: Axes, index: int, criterion: Criterion, text: str | None = None) -> None:
+    """The criterion's dashed line (`text`: its entry in the panel's own legend)."""
+    line = ax.axhline(
+        criterion.threshold, linestyle="--", color=THRESHOLD_COLOR, linewidth=1.0, zorder=2.5
+    )
     line.set_gid(f"threshold-{index}")
+    if text is not None:
+        line.set_label(text)
 
 
 def render(
@@ -143,6 +169,9 @@ def render(
         for t, series in enumerate(targets)
         if not (all(series.observed) and series.benchmark in probe_names)
     ]
+    # a probe a target panel shows (observed at some checkpoints) is not drawn again
+    on_targets = {series.benchmark for _, series in drawn}
+    probes = {b: v for b, v in probes.items() if b not in on_targets}
     panels = len(drawn) + (1 if probes else 0) + (1 if p_all is not None else 0)
     cols = min(3, max(1, panels))
     rows = math.ceil(panels / cols)
@@ -154,13 +183,27 @@ def render(
         counts = {"trajectories": 0, "bands": 0, "probe_series": 0, "probability_series": 0}
         any_observed = False
         placed: set[int] = set()  # criteria drawn
+        single = len(steps) == 1  # one checkpoint: its interval is an error bar
         for t, series in drawn:
             ax = next(axes)
-            band = ax.fill_between(steps, series.low, series.high, alpha=0.25, linewidth=0)
+            predicted = [i for i, o in enumerate(series.observed) if not o]
+            if single:
+                low, high = series.low[0], series.high[0]
+                band = ax.vlines(steps, [low], [high], color=PREDICTED, alpha=0.6, linewidth=6)
+            else:
+                band = ax.fill_between(steps, series.low, series.high, alpha=0.25, linewidth=0)
+                band.set_color(PREDICTED)
             band.set_gid(f"band-{t}")
-            (line,) = ax.plot(steps, series.score, marker="o", markersize=3, color=PREDICTED)
+            # markers on the predicted checkpoints only: an observed one is drawn as observed
+            (line,) = ax.plot(
+                steps,
+                series.score,
+                marker="o",
+                markersize=3,
+                color=PREDICTED,
+                markevery=predicted,
+            )
             line.set_gid(f"trajectory-{t}")
-            band.set_color(PREDICTED)
             counts["trajectories"] += 1
             counts["bands"] += 1
             seen = [
@@ -174,14 +217,13 @@ def render(
                 if rule.benchmark == series.benchmark:
                     _threshold(ax, i, rule)
                     placed.add(i)
-            _panel(ax, f"panel-target-{t}", series.benchmark)
+            _panel(ax, f"panel-target-{t}", series.benchmark, steps)
         if probes:
             ax = next(axes)
             for p, (benchmark, values) in enumerate(probes.items()):
                 points = [(s, v) for s, v in zip(steps, values, strict=True) if v is not None]
                 if not points:
                     continue
-                any_observed = True
                 (line,) = ax.plot(
                     *zip(*points, strict=True), marker="s", markersize=3, label=label(benchmark)
                 )
@@ -189,29 +231,51 @@ def render(
                 counts["probe_series"] += 1
                 for i, rule in enumerate(rules):
                     if rule.benchmark == benchmark and i not in placed:
-                        _threshold(ax, i, rule, color=line.get_color())
+                        # red like every threshold, named in the panel's legend
+                        _threshold(ax, i, rule, text=label(str(rule)))
                         placed.add(i)
-            _panel(ax, "panel-probes", "observed probe scores")
+            _panel(ax, "panel-probes", "observed probe scores", steps)
             for text in ax.legend(fontsize=6).get_texts():
                 text.set_parse_math(False)
         if p_all is not None:
             ax = next(axes)
-            (line,) = ax.plot(steps, p_all, marker="o", markersize=3, color="tab:green")
+            (line,) = ax.plot(
+                steps, p_all, marker="o", markersize=3, color="tab:green", label="P(all)"
+            )
             line.set_gid("p-all")
             counts["probability_series"] += 1
-            ax.axhline(MEET_LINE, linestyle="--", color="grey", linewidth=0.8)
+            meet = f"P = {MEET_LINE:g}"
+            ax.axhline(MEET_LINE, linestyle="--", color="grey", linewidth=0.8, label=meet)
             ax.set_ylim(-0.02, 1.02)
+            ax.legend(fontsize=6)
             _panel(
                 ax,
                 "panel-p-all",
                 f"P(all: {criteria_text})" if criteria_text else "P(all criteria)",
+                steps,
             )
         pct = f"{round(level * 100, 1):g}%"
-        handles = [
-            Line2D([], [], color=PREDICTED, marker="o", markersize=3, label="predicted"),
-            Patch(color=PREDICTED, alpha=0.25, linewidth=0, label=f"{pct} interval"),
-        ]
-        if any_observed:
+        handles = []  # the marks drawn, as drawn
+        if drawn:
+            line_style = "" if single else "-"  # one checkpoint: a dot, no line
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=PREDICTED,
+                    marker="o",
+                    markersize=3,
+                    linestyle=line_style,
+                    label="predicted",
+                )
+            )
+            interval = f"{pct} interval"
+            handles.append(
+                Line2D([], [], color=PREDICTED, alpha=0.6, linewidth=6, label=interval)
+                if single
+                else Patch(color=PREDICTED, alpha=0.25, linewidth=0, label=interval)
+            )
+        if any_observed:  # a target panel's observed checkpoints (black squares)
             handles.append(
                 Line2D([], [], color=OBSERVED, marker="s", linestyle="", label="observed")
             )
@@ -219,10 +283,11 @@ def render(
             handles.append(
                 Line2D([], [], color=THRESHOLD_COLOR, linestyle="--", label="required threshold")
             )
-        legend = fig.legend(
-            handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7
-        )
-        legend.set_gid("legend")
+        if handles:
+            legend = fig.legend(
+                handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7
+            )
+            legend.set_gid("legend")
         heading = f"{title}: " if title else ""
         fig.suptitle(
             label(f"{heading}predicted scores, {pct} intervals"),

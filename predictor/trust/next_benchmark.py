@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from predictor.fitted_matrix import FittedMatrix
-from predictor.harnesses import harnesses, task_columns
+from predictor.harnesses import get_harness, harnesses, task_columns
 from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, BudgetError, resolve_costs
 from predictor.trust.profiles import resolve_targets
 
@@ -77,6 +77,27 @@ def _check_budget(
         )
 
 
+def _label(runnable: str) -> str:
+    """How the tables name harness `runnable` (`lm-eval`)."""
+    return get_harness(runnable, "runnable").label
+
+
+def _can_run(bp: FittedMatrix, runnable: str | None, chat: bool) -> np.ndarray:
+    """Per fitted benchmark: one the team can run (not `NOT_RUNNABLE`) and, with `runnable`,
+    one that tool has a task for that does not run the model's code: the benchmarks
+    `probes.runnable_benchmarks` offers `select_probes(runnable=)` (not imported: `probes`
+    imports this module)."""
+    tool = None
+    if runnable is not None:
+        harness = get_harness(runnable, "runnable")
+        tasks = harness.runnable_tasks(chat)
+        tool = {b for b, task in tasks.items() if not harness.runs_model_code(task)}
+    return np.array(
+        [b not in NOT_RUNNABLE and (tool is None or b in tool) for b in bp.fit_benchmarks_],
+        dtype=bool,
+    )
+
+
 def what_to_run_next(
     bp: FittedMatrix,
     known_scores: Mapping[str, float | tuple[float, float]],
@@ -90,9 +111,16 @@ def what_to_run_next(
     family: str | None = None,
     release_date: str | None = None,
     base: str | None = None,
+    runnable: str | None = None,
+    chat: bool = False,
 ) -> pl.DataFrame:
     """Unobserved benchmarks ranked by expected target-width reduction per unit cost (those a
     team can run: not `costs.NOT_RUNNABLE`; they can still be targets).
+
+    `runnable` (`"lm_eval"`, `"inspect"`, a harness of `predictor.harnesses`): only the
+    benchmarks that tool has a task for, as `select_probes(runnable=)` chooses them (`chat`:
+    a task a chat endpoint runs; never one scored by running the model's code), so every row
+    is something `benchpress run` can run. Targets are not limited.
 
     `targets`: a profile name, a list, or None (every benchmark not yet known). Candidates
     costing more than `budget` (> 0) are left out; `top` rows are kept (a positive int, or
@@ -122,8 +150,13 @@ def what_to_run_next(
     if len(tcols) == 0:
         raise ValueError("every target is already known: nothing left to predict")
     cost = benchmark_costs(bp, costs)
-    runnable = np.array([name not in NOT_RUNNABLE for name in names], dtype=bool)
-    pool = np.flatnonzero(~known & runnable)  # what the team could run next
+    can_run = _can_run(bp, runnable, chat)
+    pool = np.flatnonzero(~known & can_run)  # what the team could run next
+    if runnable is not None and len(pool) == 0:
+        raise ValueError(
+            f"no unobserved benchmark of snapshot {bp.version} has a task "
+            f"{_label(runnable)} can run: every one it runs is known already"
+        )
     _check_budget(budget, cost, names, pool)
     mean = bp.in_range(comp.fold_in(row, **side))
     low, high = (bp.in_range(a) for a in comp.fold_in_interval(row, level=level, **side))

@@ -9,7 +9,8 @@ benchmark's default, `predictor.results.noise`), so two observed scores 1.8 poin
 not a certain order. Each answer states the noise it assumed (`noise` columns, the summary's
 last lines). Two adjacent models in the predicted order are tied ("within noise") when
 |diff| < `TIE_POINTS` or P lies in `TIE_P`; ties chain, so a tie group is a run of adjacent
-models linked by such pairs.
+models linked by such pairs. P(best) and expected rank, per benchmark and across several, come
+from the same normals (`predictor.trust.standings`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from predictor.fitted_matrix import FittedMatrix
@@ -29,6 +32,16 @@ from predictor.reference_names import ReferenceModel, reference_notes, resolve_r
 from predictor.trust.missing_probes import split_targets
 from predictor.trust.private_references import explicit, find_private, with_private_suggestions
 from predictor.trust.profiles import resolve_targets
+from predictor.trust.standings import (
+    JOINT_DRAWS,
+    across,
+    expected_ranks,
+    independent,
+    normal_draws,
+    normal_scores,
+    p_best,
+    seed,
+)
 from predictor.values import Noise, Prediction, SideUsed
 
 TIE_POINTS = 2.0
@@ -107,15 +120,80 @@ def tie_groups(order: Sequence[Entry], pm: dict[tuple[str, str], float]) -> list
 
 @dataclass(frozen=True)
 class Comparison:
-    """Per-benchmark predicted order of several models (see `compare_models`)."""
+    """Per-benchmark predicted order of several models (see `compare_models`), with each
+    model's P(best) and expected rank per benchmark (`to_frame`) and across them (`overall`,
+    `predictor.trust.standings`)."""
 
     rankings: list[BenchmarkRanking]
     level: float
     sides: dict[str, SideUsed] = field(default_factory=dict)  # each model's side information
 
+    # per ranking, draws of each model's score (columns in its `order`): the models' joint
+    # predictive draws (`compare_models`); None: the normals of P(A > B)
+    joint: tuple[np.ndarray, ...] | None = field(default=None, repr=False)
+
+    @cached_property
+    def _draws(self) -> list[np.ndarray]:
+        """Per ranking, draws of each model's goodness (score, negated where lower is
+        better), columns in `order` (`predictor.trust.standings`)."""
+        scores = self.joint or [
+            normal_draws(r.benchmark, [e.score for e in r.order], [e.sd for e in r.order])
+            for r in self.rankings
+        ]
+        return [d if r.higher_is_better else -d for r, d in zip(self.rankings, scores, strict=True)]
+
+    @cached_property
+    def _standings(self) -> list[dict[str, tuple[float, float]]]:
+        """Per ranking: model -> (P(best), expected rank) on that benchmark."""
+        out = []
+        for r, d in zip(self.rankings, self._draws, strict=True):
+            names = [e.name for e in r.order]
+            best = p_best(d).tolist()
+            rank = expected_ranks(r.p_matrix, names)
+            out.append(dict(zip(names, zip(best, rank, strict=True), strict=True)))
+        return out
+
+    def overall(self) -> pl.DataFrame:
+        """P(best) and expected rank across the benchmarks compared (a target profile), best
+        first: in each draw the models are ordered by their mean rank over the benchmarks
+        (`predictor.trust.standings`). Only benchmarks that rank every model count;
+        `benchmarks` says how many did."""
+        models = sorted({e.name for r in self.rankings for e in r.order})
+        full = [k for k, r in enumerate(self.rankings) if sorted(e.name for e in r.order) == models]
+        schema = {
+            "rank": pl.Int64,
+            "model": pl.String,
+            "p_best": pl.Float64,
+            "expected_rank": pl.Float64,
+            "benchmarks": pl.Int64,
+        }
+        if not full:
+            return pl.DataFrame(schema=schema)
+        aligned = []
+        for k in full:
+            at = {e.name: j for j, e in enumerate(self.rankings[k].order)}
+            aligned.append(self._draws[k][:, [at[m] for m in models]])
+        best, rank = across(aligned)
+        rows = sorted(
+            zip(models, best.tolist(), rank.tolist(), strict=True), key=lambda x: (x[2], x[0])
+        )
+        return pl.DataFrame(
+            [
+                {
+                    "rank": k + 1,
+                    "model": m,
+                    "p_best": b,
+                    "expected_rank": r,
+                    "benchmarks": len(full),
+                }
+                for k, (m, b, r) in enumerate(rows)
+            ],
+            schema=schema,
+        )
+
     def to_frame(self) -> pl.DataFrame:
         rows = []
-        for r in self.rankings:
+        for r, standing in zip(self.rankings, self._standings, strict=True):
             for k, (e, g) in enumerate(zip(r.order, r.tie_groups, strict=True)):
                 below = r.order[k + 1].name if k + 1 < len(r.order) else None
                 rows.append(
@@ -128,6 +206,8 @@ class Comparison:
                         "high": e.high,
                         "observed": e.observed,
                         "tie_group": g,
+                        "p_best": standing[e.name][0],
+                        "expected_rank": standing[e.name][1],
                         "p_better_than_next": None
                         if below is None
                         else r.p_matrix[(e.name, below)],
@@ -161,8 +241,27 @@ class Comparison:
                 parts.append(f"{sep}{e.name} ({e.score:.1f})")
             lines.append(f"{r.benchmark}: " + "".join(parts))
         lines.append("'>' = predicted better, '~' = within noise (diff < 2 or P in 0.35-0.65)")
+        lines += self._overall_lines()
         lines += noise_lines(self.rankings, "")
         return "\n".join(lines)
+
+    def _overall_lines(self) -> list[str]:
+        """The summary's lines on the models across the benchmarks (several benchmarks
+        only): P(best) and expected rank of each, best first."""
+        if len(self.rankings) < 2:
+            return []
+        frame = self.overall()
+        if frame.is_empty():
+            return []
+        lines = [
+            f"across the {frame['benchmarks'][0]} benchmarks (each draw ordered by mean rank): "
+            "P(best), expected rank"
+        ]
+        lines += [
+            f"  {r['model']}: P(best) {r['p_best']:.2f}, expected rank {r['expected_rank']:.1f}"
+            for r in frame.iter_rows(named=True)
+        ]
+        return lines
 
     def measurement_noise(self) -> list[dict[str, object]]:
         """The noise each observed score was compared with (JSON-ready rows)."""
@@ -196,6 +295,32 @@ def _measured_entry(bp: FittedMatrix, name: str, p: Prediction, stderr: Mapping)
     if not p.observed:
         return _entry(name, p)
     return _entry(name, p, bp.measurement_noise(p.benchmark, p.score, stderr.get(p.benchmark)))
+
+
+def rank_cells(
+    bp: FittedMatrix, benchmark: str, cells: Mapping[str, Mapping[str, Any]], level: float
+) -> BenchmarkRanking:
+    """Models' cells on one benchmark ranked as `compare_models` ranks predictions: `cells`
+    maps a model to its `score`, `low`, `high` (the interval at `level`) and `observed`; an
+    observed score is a measurement, +- the benchmark's default noise (the web page's
+    Compare tab)."""
+    entries = [
+        _measured_entry(
+            bp,
+            name,
+            Prediction(
+                benchmark,
+                float(c["score"]),
+                float(min(c["low"], c["score"])),
+                float(max(c["high"], c["score"])),
+                level,
+                bool(c["observed"]),
+            ),
+            {},
+        )
+        for name, c in cells.items()
+    ]
+    return rank_entries(benchmark, entries, _direction(bp, benchmark))
 
 
 def _noise_columns(prefix: str, e: Entry) -> dict[str, object]:
@@ -290,7 +415,46 @@ def compare_models(
         for t in targets
     ]
     sides = {n: p.side for n, p in zip(names, preds, strict=True)}
-    return Comparison(rankings, level, sides)
+    joint = _joint_draws(bp, rankings, probes, names, models, level)
+    return Comparison(rankings, level, sides, joint)
+
+
+def _joint_draws(
+    bp,
+    rankings: Sequence[BenchmarkRanking],
+    probes: Sequence[Mapping],
+    names: Sequence[str],
+    models: Sequence[str | None],
+    level: float,
+) -> tuple[np.ndarray, ...] | None:
+    """Per ranking, draws of each model's score on its benchmark (columns in the ranking's
+    order): the normal of P(A > B), its standard normal scores taken from the model's joint
+    predictive draws, so a model's benchmarks move together as the fit says
+    (`predictor.trust.standings`); an observed score's noise is drawn on its own. None when
+    the snapshot's method has no predictive draws (the recipe ALS): independent draws serve
+    instead."""
+    per_model = {}
+    for name, probe, model in zip(names, probes, models, strict=True):
+        try:
+            benchmarks, drawn = bp.predictive_draws(
+                probe, n=JOINT_DRAWS, random_state=seed(name), level=level, model=model
+            )
+        except TypeError:  # a method without a predictive distribution
+            return None
+        per_model[name] = ({b: j for j, b in enumerate(benchmarks)}, drawn)
+    out = []
+    for r in rankings:
+        columns = []
+        for e in r.order:
+            index, drawn = per_model[e.name]
+            z = (
+                independent(f"{e.name}/{r.benchmark}", JOINT_DRAWS)
+                if e.observed
+                else normal_scores(drawn[:, index[r.benchmark]])
+            )
+            columns.append(e.score + e.sd * z)
+        out.append(np.column_stack(columns))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

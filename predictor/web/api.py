@@ -20,12 +20,13 @@ from typing import Any
 
 from predictor.api import BenchPress, FractionScoresWarning
 from predictor.harnesses import harnesses
-from predictor.names.resolve import UnknownNameError
+from predictor.missing_probes import MissingProbesWarning
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.private import PrivateModel
 from predictor.trust.profiles import PROFILES, profile
 from predictor.trust.suspicious import DEFAULT_THRESHOLD
 from predictor.util.text_safety import quoted
-from predictor.web import figures, params, picker, private, uploads
+from predictor.web import figures, params, picker, private, standings, uploads
 from predictor.web.catalog import Catalog
 from predictor.web.errors import ApiError, bad_request, not_found
 from predictor.web.params import Params
@@ -143,6 +144,8 @@ def snapshot(catalog: Catalog, query: Params) -> dict[str, Any]:
         "version": bench.version,
         "manifest": manifest_summary(bench.manifest),
         "fit": figures.fit_summary(bench.manifest, bench.snapshot.fit),
+        # the release dates a prediction may be given (the page's date picker shows them)
+        "release_date_range": list(bench.release_date_range or []) or None,
         "models": [_record(r) for r in bench.snapshot.models.iter_rows(named=True)],
         "benchmarks": [
             {**_record(r), "probe": r["benchmark_id"] in probes}
@@ -181,14 +184,17 @@ def predict(catalog: Catalog, query: Params) -> dict[str, Any]:
     side = _side(bench, query)
     wanted = params.names(query, "targets")  # optional: a profile or benchmarks, as in Python
     targets = (wanted[0] if len(wanted) == 1 else wanted) if wanted else None
+    told = (FractionScoresWarning, MissingProbesWarning)
     with warnings.catch_warnings(record=True) as caught:
-        # what the CLI and Python warn about (scores that look like fractions), the page shows
-        warnings.simplefilter("always", FractionScoresWarning)
+        # what the CLI and Python warn about (fractions converted to percent, a probe left
+        # out), the page shows
+        for category in told:
+            warnings.simplefilter("always", category)
         try:
             predictions = bench.predict(probes, level=level, targets=targets, **side)  # type: ignore[arg-type]
         except (UnknownNameError, ValueError, TypeError) as exc:
             raise bad_request(str(exc)) from None
-    said = [str(w.message) for w in caught if issubclass(w.category, FractionScoresWarning)]
+    said = [str(w.message) for w in caught if issubclass(w.category, told)]
     resolved = {
         bench.resolve_benchmark(name): float(v[0] if isinstance(v, list | tuple) else v)  # type: ignore[arg-type]
         for name, v in probes.items()
@@ -309,18 +315,41 @@ def _column(bench: BenchPress, model_id: str, level: float) -> dict[str, dict[st
     return _folded_cells(bench, model_id, level) if cells is None else cells
 
 
+def _variants(bench: BenchPress, name: str) -> list[str] | None:
+    """The ids an ambiguous model name could mean (`o3`: o3-high, o3@low, ...); None for a
+    name that is not ambiguous."""
+    try:
+        bench.resolve_model(name)
+    except AmbiguousNameError as exc:
+        return list(exc.suggestions)
+    except (UnknownNameError, TypeError):
+        return None
+    return None
+
+
 def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
-    """Known models side by side: observed scores, and the fit's completion elsewhere."""
+    """Known models side by side: observed scores, and the fit's completion elsewhere, with
+    each model's P(best), expected rank and P(A > B) (`predictor.web.standings`). An
+    ambiguous name is listed under `ambiguous` with the ids it could mean, the other models
+    compared without it."""
     params.check_allowed(query, ["version", "models", "benchmarks", "level"], "/api/compare")
     bench = _bench(catalog, query)
     level = params.level(query)
     model_ids: list[str] = []
     own: dict[str, PrivateModel] = {}  # private models asked for, by their `private:` id
     team: list[PrivateModel] | None = None  # read once, when a name needs it
+    ambiguous: list[dict[str, Any]] = []
     for name in params.names(query, "models", required=True):
         if private.explicit(name) and team is None:
             team = catalog.private_models()
-        found = _known_model(catalog, bench, name, private_models=team)
+        try:
+            found = _known_model(catalog, bench, name, private_models=team)
+        except ApiError:
+            variants = _variants(bench, name)
+            if variants is None:
+                raise
+            ambiguous.append({"name": name, "variants": variants})
+            continue
         if isinstance(found, PrivateModel):
             own[private.model_id(found)] = found
             found = private.model_id(found)
@@ -354,6 +383,7 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
                 cell = {"score": score, "low": score, "high": score, "observed": True}
             values.append(cell)
         rows.append({"benchmark": b, "values": values})
+    row_odds, across = standings.odds(bench, model_ids, rows, level)
     return {
         "version": bench.version,
         "level": level,
@@ -361,7 +391,9 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
             private.model_row(own[m]) if m in own else _model_row(bench, m) for m in model_ids
         ],
         "benchmarks": [_benchmark_row(bench, b) for b in benchmark_ids],
-        "rows": rows,
+        "rows": [{**row, **odds} for row, odds in zip(rows, row_odds, strict=True)],
+        "overall": across,
+        "ambiguous": ambiguous,
     }
 
 

@@ -49,6 +49,7 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".csv": "text/csv; charset=utf-8",  # the example results file the page offers
 }
 METHODS = ("GET", "HEAD", "POST")
 RETRY_AFTER_SECONDS = 2

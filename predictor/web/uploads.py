@@ -31,8 +31,12 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+import polars as pl
+
 from predictor.api import BenchPress
+from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.results import ResultsError, models_in, registry
+from predictor.results.frame import MAPPED
 from predictor.results.inputs import summarise
 from predictor.web import figures
 from predictor.web.errors import ApiError, bad_request
@@ -239,8 +243,43 @@ def read_upload(bench: BenchPress, name: str, data: bytes, model: str | None) ->
     return _answer(bench, name, read, model)
 
 
+def _without_unknown(
+    bench: BenchPress, name: str, frame: pl.DataFrame
+) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """`frame` without the rows naming a benchmark this snapshot does not know, and those
+    names (with close matches): a tidy CSV may hold a team's own benchmark, which is listed
+    and set aside as an lm-eval task we have no benchmark for is, while the rest is used. A
+    file holding nothing else is still refused, naming them."""
+    unknown: dict[str, list[str]] = {}
+    for benchmark in frame.filter(pl.col("status") == MAPPED)["benchmark_id"].unique(
+        maintain_order=True
+    ):
+        if benchmark is None:
+            continue
+        try:
+            bench.resolve_benchmark(benchmark)
+        except AmbiguousNameError:
+            continue  # on_snapshot names the candidates: the user must pick one
+        except UnknownNameError as exc:
+            unknown[benchmark] = list(exc.suggestions)
+    if not unknown:
+        return frame, []
+    kept = frame.filter(~((pl.col("status") == MAPPED) & pl.col("benchmark_id").is_in(unknown)))
+    if kept.filter(pl.col("status") == MAPPED).is_empty():
+        close = list(dict.fromkeys(c for found in unknown.values() for c in found))
+        meant = f"did you mean: {', '.join(close)}? " if close else ""
+        raise bad_request(
+            f"{name}: no benchmark of snapshot {bench.version} in the file; it names "
+            f"{', '.join(repr(b) for b in unknown)} ({meant}write a benchmark id or name as "
+            "in the Matrix tab)"
+        )
+    listed = [{"benchmark": b, "suggestions": close} for b, close in unknown.items()]
+    return kept, listed
+
+
 def _answer(bench: BenchPress, name: str, read: Any, model: str | None) -> dict[str, Any]:
     try:
+        read, unknown = _without_unknown(bench, name, read)
         frame = bench.on_snapshot(read)
         models = models_in(frame)
         if not models:
@@ -268,6 +307,7 @@ def _answer(bench: BenchPress, name: str, read: Any, model: str | None) -> dict[
             for row in inputs.used
         ],
         **{key: found[key] for key in LISTS},
+        "unknown": unknown,
     }
 
 

@@ -209,18 +209,20 @@ def test_predict_table_keeps_one_decimal_has_units_and_counts_right(capsys) -> N
     lines = out.splitlines()
     assert lines[0] == "snapshot 2026.12.07.2: 1 benchmark, 90% intervals"
     assert lines[1].split() == [
-        "benchmark", "score", "low", "high", "±", "unit", "P(|err|<=5)", "kind",
+        "benchmark", "score", "90%", "interval", "unit", "P(|err|<=5)", "kind",
     ]  # fmt: skip
     for level in ("0.5", "0.9"):
         code, out, _ = cli(
             capsys, "predict", "--scores", "gpqa_diamond=80,hle=20", "--level", level,
             "--targets", "mmlu_pro,chatbot_arena_elo",
         )  # fmt: skip
+        assert out.splitlines()[1].split()[2:4] == [f"{float(level):.0%}", "interval"]
         rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
         for name, unit in (("mmlu_pro", "percent"), ("chatbot_arena_elo", "elo")):
-            score, low, high, half = rows[name][1:5]
-            assert all(len(v.split(".")[1]) == 1 for v in (score, low, high, half)), rows[name]
-            assert rows[name][5] == unit
+            score, interval = rows[name][1:3]
+            low, high = interval.split("-")
+            assert all(len(v.split(".")[1]) == 1 for v in (score, low, high)), rows[name]
+            assert rows[name][3] == unit
 
 
 def test_a_model_name_given_as_a_probe_is_said_to_be_a_model(capsys) -> None:

@@ -303,10 +303,12 @@ def test_cli_prints_the_table_similar_benchmarks_and_models_to_run_next(
         "intervals"
     )
     assert lines[1].split() == [
-        "rank", "model", "predicted", "lower", "upper", "±", "unit", "P(>next)", "kind"
+        "rank", "model", "predicted", "90%", "interval", "unit", "P(>next)", "kind"
     ]  # fmt: skip
     first = lines[2].split()
-    assert first[0] == "1" and first[6] == "%" and first[-1] == "predicted"
+    assert first[0] == "1" and first[4] == "%" and first[-1] == "predicted"
+    low, high = (float(v) for v in first[3].split("-"))  # the interval's two ends
+    assert low <= float(first[2]) <= high and first[3] == f"{low:.1f}-{high:.1f}"
     assert first[2] == f"{float(first[2]):.1f}"  # one decimal, like predict
     assert lines[5] == "... 246 more; --top N shows more, --json or --csv every model"
     assert lines[7].startswith("behaves most like (correlation of mean scores over the 249")
@@ -373,3 +375,36 @@ def test_cli_warns_about_fraction_scores(capsys: pytest.CaptureFixture[str]) -> 
     code, _, err = _cli(capsys, "--scores", "gpt-4o=0.46,claude-sonnet-4=0.7,o3-high=0.83")
     assert code == 0
     assert err.startswith("benchpress: warning: every score given is at most 1 (gpt-4o=0.46")
+
+
+def test_a_score_with_a_large_standard_error_moves_the_column_less(
+    bp: BenchPress, column: dict[str, float], result: NewBenchmarkPrediction
+) -> None:
+    """One given score shifted by 20 points: given exactly it drags the other models'
+    predictions along; with a standard error of 20 it drags them less."""
+    moved = {m: column[m] for m in GIVEN}
+    first = GIVEN[0]
+    moved[first] = column[first] - 20.0
+    exact = bp.predict_benchmark(moved, name="gpqa (hidden)").predictions
+    noisy = bp.predict_benchmark(
+        {**moved, first: (moved[first], 20.0)}, name="gpqa (hidden)"
+    ).predictions
+
+    def others(frame: pl.DataFrame) -> np.ndarray:
+        return frame.filter(~pl.col("observed")).sort("model_id")["predicted"].to_numpy()
+
+    base = others(result.predictions)
+    shift_exact = np.abs(others(exact) - base).mean()
+    shift_noisy = np.abs(others(noisy) - base).mean()
+    assert shift_exact > 1.0  # the 20-point change is felt ...
+    # ... less when the score is that noisy (the column's own scale still follows it)
+    assert shift_noisy < 0.75 * shift_exact
+    given = noisy.filter(pl.col("model_id") == first).row(0, named=True)
+    assert given["observed"] and given["predicted"] == moved[first]  # shown as given
+
+
+def test_predict_benchmark_cli_takes_a_standard_error(capsys: pytest.CaptureFixture) -> None:
+    scores = ",".join(f"{m}=50" for m in GIVEN[:2]) + f",{GIVEN[2]}=60+-5"
+    assert main(["predict-benchmark", "--scores", scores, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["predictions"]) == 249

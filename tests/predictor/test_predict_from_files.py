@@ -141,8 +141,10 @@ def test_the_real_lm_eval_file_lists_its_tasks_as_unmapped(bp: BenchPress) -> No
     with warnings.catch_warnings():  # a fraction from lm-eval is converted: no warning
         warnings.simplefilter("error")
         from_file = bp.predict(frame)
-    with pytest.warns(FractionScoresWarning):  # the same number typed in may be a fraction
-        assert from_file == bp.predict({"math_level_5": 0.04})
+    with pytest.warns(FractionScoresWarning, match="converted to percent"):
+        typed = bp.predict({"math_level_5": 0.04})  # the same number typed in: a fraction
+    assert typed["math_level_5"].score == 4.0 and typed != from_file
+    assert from_file == bp.predict({"math_level_5": 0.04}, convert_fractions=False)
 
 
 # ---------------------------------------------------------------------------- CLI

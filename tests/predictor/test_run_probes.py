@@ -483,5 +483,5 @@ def test_run_stores_a_private_model_and_adds_checkpoints_to_a_run(
         [client.get_experiment_by_name("benchpress").experiment_id],
         filter_string="tags.`benchpress.run` = 'ft'",
     )
-    history = client.get_metric_history(logged.info.run_id, "hle")
+    history = client.get_metric_history(logged.info.run_id, "predicted/hle")
     assert sorted(m.step for m in history) == [100, 200]

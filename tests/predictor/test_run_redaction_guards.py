@@ -37,7 +37,8 @@ def test_a_failed_tasks_recorded_error_does_not_hold_the_key(
 ) -> None:
     """An endpoint whose URL holds the key (a gateway that takes it in the path): every
     request there fails (404 here), and lm-eval's error quotes the URL; the failure recorded
-    for the task has the key redacted."""
+    for the task has the key redacted. (lm-eval tokenizes nothing, `tokenizer_backend=none`:
+    the server's tokenizer would be refused before the task, test_run_dataset_preflight.py.)"""
     tasks = render_tasks(tmp_path / "tasks")
     server = make_openai_server(model_names=("m",))
     settings = run_environment(tmp_path, tasks, BENCHPRESS_MODEL_API_KEY=KEY)
@@ -47,7 +48,8 @@ def test_a_failed_tasks_recorded_error_does_not_hold_the_key(
         "m",
         "gsm8k",
         model_type="local-completions",
-        model_args=f"base_url={server.url}/{KEY}/v1/completions,max_retries=1",
+        model_args=f"base_url={server.url}/{KEY}/v1/completions,max_retries=1,"
+        "tokenizer_backend=none",
         out=tmp_path / "runs",
         progress=False,
     )

@@ -112,13 +112,16 @@ def track(capsys, *argv: str) -> tuple[int, dict, str]:
 
 
 def expected_metrics(payload: dict) -> dict[str, list[tuple[int, float]]]:
-    """Metric name -> (step, value) as the command printed them (--json)."""
+    """Metric name -> (step, value) as the command printed them (--json): `predicted/B`,
+    `predicted/B/low`, `predicted/B/high`, `observed/B` of each probe score, `p_all`."""
     out: dict[str, list[tuple[int, float]]] = {}
     for checkpoint in payload["checkpoints"]:
         step = checkpoint["step"]
         for p in checkpoint["predictions"]:
-            for suffix, key in (("", "score"), (".low", "low"), (".high", "high")):
-                out.setdefault(p["benchmark"] + suffix, []).append((step, p[key]))
+            for suffix, key in (("", "score"), ("/low", "low"), ("/high", "high")):
+                out.setdefault(f"predicted/{p['benchmark']}{suffix}", []).append((step, p[key]))
+        for benchmark, score in checkpoint["probes"].items():
+            out.setdefault(f"observed/{benchmark}", []).append((step, score))
         if checkpoint["p_all"] is not None:
             out.setdefault("p_all", []).append((step, checkpoint["p_all"]))
     return out
@@ -153,6 +156,7 @@ def assert_logged_to_mlflow(client, payload: dict, run: str, tmp: Path) -> None:
     assert found.info.status == "FINISHED"
     assert found.data.tags["benchpress.snapshot"] == payload["snapshot_pin"] == pin()
     assert found.data.params["level"] == "0.9"
+    assert found.data.params["benchpress.snapshot"] == pin()
     expected = expected_metrics(payload)
     assert set(found.data.metrics) == set(expected)
     for key, points in expected.items():
@@ -175,7 +179,11 @@ def test_track_logs_every_checkpoint_to_an_mlflow_server(
     assert [c["step"] for c in payload["checkpoints"]] == list(STEPS)
     assert payload["mlflow"]["uri"] == mlflow_server.uri
     expected = expected_metrics(payload)
-    assert [len(v) for v in expected.values()] == [5] * 7  # 2 targets x 3, P(all)
+    # 2 targets x 3, P(all) and each checkpoint's probe scores, at every step
+    probes = sorted(f"observed/{b}" for b in payload["checkpoints"][0]["probes"])
+    assert sorted(k for k in expected if k.startswith("observed/")) == probes != []
+    assert len(expected) == 2 * 3 + 1 + len(probes)
+    assert {len(v) for v in expected.values()} == {5}
     client = mlflow_client(mlflow_server.uri)
     assert_logged_to_mlflow(client, payload, "my-run", tmp_path / "download")
     # the server stored the plot in its own artifact folder
@@ -189,7 +197,7 @@ def test_track_logs_every_checkpoint_to_an_mlflow_server(
     assert (code, err) == (0, "")
     (found,) = mlflow_runs(client, "my-run")
     assert found.info.run_id == again["mlflow"]["run_id"] != payload["mlflow"]["run_id"]
-    history = client.get_metric_history(found.info.run_id, "mmlu_pro")
+    history = client.get_metric_history(found.info.run_id, "predicted/mmlu_pro")
     assert sorted(m.step for m in history) == [100, 200, 300]
     assert "p_all" not in found.data.metrics  # no --require this time
 

@@ -99,7 +99,8 @@ def mlflow_steps(uri: str, run: str) -> list[list[int]]:
     ]
     assert all(r.info.status == "FINISHED" for r in runs)
     return [
-        sorted(m.step for m in client.get_metric_history(r.info.run_id, "mmlu_pro")) for r in runs
+        sorted(m.step for m in client.get_metric_history(r.info.run_id, "predicted/mmlu_pro"))
+        for r in runs
     ]
 
 

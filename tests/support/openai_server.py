@@ -267,6 +267,8 @@ class OpenAIServer:
         quotes the Authorization header received.
     drip_models / drip_after / drip_count / drip_interval, huge_answer_bytes,
         nonfinite_logprobs: the misbehaviours of the module docstring.
+    serve_tokenizer_info: False answers GET /tokenizer_info with 404, as llama.cpp's server
+        (which has no such route) does.
     """
 
     def __init__(
@@ -294,6 +296,7 @@ class OpenAIServer:
         drip_interval: float = 1.0,
         huge_answer_bytes: int | None = None,
         nonfinite_logprobs: float | None = None,
+        serve_tokenizer_info: bool = True,
     ) -> None:
         if key_scope not in ("all", "v1"):
             raise ValueError(f"key_scope is 'all' or 'v1', not {key_scope!r}")
@@ -319,6 +322,7 @@ class OpenAIServer:
         self.drip_interval = drip_interval
         self.huge_answer_bytes = huge_answer_bytes
         self.nonfinite_logprobs = nonfinite_logprobs
+        self.serve_tokenizer_info = serve_tokenizer_info
         self._drip_seen = 0  # completion requests counted for drip_after
         self._address = (host, port)
         self._lock = threading.Lock()
@@ -740,6 +744,8 @@ def _handler_class(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
         ("GET", "/tokenizer_info"): lambda _: server.tokenizer_info(),
         ("GET", "/health"): lambda _: {},
     }
+    if not server.serve_tokenizer_info:  # llama.cpp's server: no /tokenizer_info (404)
+        del routes[("GET", "/tokenizer_info")]
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: lm-eval's clients reuse connections

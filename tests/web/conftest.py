@@ -371,4 +371,4 @@ def open_page(driver: Any, url: str) -> None:
 
 
 def table_rows(driver: Any) -> list[Any]:
-    return driver.find_elements("css selector", "#prediction-table tbody tr")
+    return driver.find_elements("css selector", "#prediction-table tbody tr[data-benchmark]")

@@ -99,7 +99,10 @@ def test_type_probe_scores_and_see_predictions(
     assert len(browser.find_elements("css selector", "#predict-chart g.row")) == len(percent)
     assert len(browser.find_elements("css selector", "#predict-chart rect.observed")) == 2
 
-    # sortable: by benchmark name, ascending
+    # sortable: one list (not grouped by category), by benchmark name, ascending
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "table-order")).select_by_value("score")
     browser.find_element("css selector", 'button.sort[data-key="benchmark"]').click()
     names = wait(
         browser,
@@ -125,7 +128,7 @@ def test_shared_link_shows_the_prediction_on_load(
     mmlu = browser.find_element("css selector", 'tr[data-benchmark="mmlu_pro"]')
     cells = [td.text for td in mmlu.find_elements("css selector", "td.num")]
     p = expected["mmlu_pro"]
-    assert cells[:4] == [f"{p.score:.1f}", f"{p.low:.1f}", f"{p.high:.1f}", f"{p.confidence:.1f}"]
+    assert cells[:2] == [f"{p.score:.1f}", f"{p.low:.1f}–{p.high:.1f}"]  # low–high
     assert "80% intervals" in browser.find_element("id", "predict-summary").text
 
     # an error from the API is shown as the Python API words it, and the URL follows the input

@@ -84,8 +84,8 @@ def test_fraction_scores_warn_on_the_page(app: RunningApp, browser: Any, artifac
     warning = browser.find_element("id", "predict-warning")
     wait(browser, lambda d: warning.is_displayed(), "fraction warning")
     assert warning.text == (
-        "every percent score given is at most 1 (gpqa_diamond=0.8): scores are percentages "
-        "(0-100), not fractions; multiply by 100 if these are fractions"
+        "every percent score given is at most 1 (gpqa_diamond=0.8): read as fractions and "
+        "converted to percent (gpqa_diamond=80); give percentages (0-100) to silence this"
     )
     browser.save_screenshot(str(artifacts / "first_hour_fraction_warning.png"))
     score = browser.find_element("css selector", "#probe-rows .probe-score")

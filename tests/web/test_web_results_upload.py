@@ -104,6 +104,7 @@ def test_a_tidy_csv_answers_its_probe_scores(app: RunningApp) -> None:
         "not_run": [],
         "not_fitted": ["agieval"],
         "notes": [],
+        "unknown": [],
     }
 
 
@@ -153,6 +154,7 @@ def test_the_real_lm_eval_file_lists_its_unmapped_tasks(app: RunningApp) -> None
         "not_run": [],
         "not_fitted": [],
         "notes": [],
+        "unknown": [],
     }
     plus = upload(app, "results_plus.json", lm_eval_with_gsm8k()).json()
     assert plus["probes"] == [
@@ -259,9 +261,9 @@ def test_the_name_is_a_file_name_never_a_path(app: RunningApp, tmp_path: Path) -
         (
             "typo.csv",
             b"model,benchmark,score\nm,gpqa_diamnd,30\n",
-            f"typo.csv, benchmark: unknown benchmark 'gpqa_diamnd' in snapshot {BUNDLED_VERSION} "
-            "(did you mean: gpqa_diamond, gpqa_main, gaia? write a benchmark id or name, or map "
-            "it: --map 'gpqa_diamnd=BENCHMARK')",
+            f"typo.csv: no benchmark of snapshot {BUNDLED_VERSION} in the file; it names "
+            "'gpqa_diamnd' (did you mean: gpqa_diamond, gpqa_main, gaia? write a benchmark id "
+            "or name as in the Matrix tab)",
         ),
         (
             "twice.csv",

@@ -56,6 +56,7 @@ from predictor.tracking.export import ExportError, MissingExtraError, TrackedChe
 from predictor.tracking.plot import TargetSeries, plot_format, render
 from predictor.trust.profiles import resolve_targets
 from predictor.util import locking
+from predictor.util.fraction_scores import fractional_threshold_messages
 from predictor.util.paths import benchpress_home
 from predictor.values import Noise, predictions_frame
 from warehouse import private_models
@@ -486,6 +487,12 @@ def cmd_track(args: argparse.Namespace) -> int:
     }
     side_used = bp.side_for(**side)[0]
     criteria = tracking.resolve_criteria(wanted, bp.resolve_benchmark, bp.fit_benchmarks_)
+    percent = [b for b in bp.fit_benchmarks_ if bp.scale_of(b) == "percent"]
+    as_fractions = fractional_threshold_messages(
+        ((c.benchmark, c.op, c.threshold) for c in criteria), percent
+    )
+    if as_fractions:  # P(all) would be ~1 (or ~0) without a word
+        raise TrackInputError(as_fractions[0])
     targets = resolve_targets(
         target_names(args.targets) or DEFAULT_TARGETS, bp.fit_benchmarks_, bp.resolve_benchmark
     ) or list(bp.fit_benchmarks_)
@@ -569,6 +576,7 @@ def cmd_track(args: argparse.Namespace) -> int:
                 step,
                 {b: (preds[b].score, preds[b].low, preds[b].high) for b in shown},
                 p_all[k] if criteria else None,
+                observed=dict(inputs[k].scores),  # the checkpoint's own (probe) scores
             )
             for k, (step, preds) in enumerate(zip(steps, predictions, strict=True))
         ]
@@ -627,6 +635,8 @@ def cmd_track(args: argparse.Namespace) -> int:
             listed = ", ".join(printable(t) for t in unmapped[:12])
             more = f" ... (+{len(unmapped) - 12} more)" if len(unmapped) > 12 else ""
             print(f"unmapped tasks (not used): {listed}{more}; map one with --map TASK=BENCHMARK")
+        for line in tracking.ignored_lines(steps, inputs):  # as `predict --from` lists them
+            print(printable(line))
         if criteria:
             print()
             print(
@@ -659,6 +669,7 @@ def cmd_track(args: argparse.Namespace) -> int:
                 "model": name,
                 "files": found.files,
                 "probes": found.scores,
+                "not_used": tracking.ignored_payload(found),
                 "p_all": p_all[k] if criteria else None,
                 "p_each": dict(zip(map(str, criteria), p_each[k], strict=True))
                 if criteria
@@ -708,6 +719,7 @@ def _check_trackers(args: argparse.Namespace) -> None:
     if args.mlflow is not None:
         track_export.require_mlflow()
         try:
+            track_export.check_not_file_store(args.mlflow)
             track_export.sqlite_artifact_location(args.mlflow)
         except ExportError as exc:
             raise CommandError(printable(exc)) from None

@@ -45,6 +45,7 @@ function widthOf(container, fallback = 720) {
  * rows: [{label, title, values: [{score, low, high, observed}|null per series]}]
  * series: [{label, color}]. The axis sits in a sticky header above a scrolling body. Row
  * labels are shown whole: a long name wraps onto more lines and its row grows to hold them.
+ * A row {heading, key} instead is a group's title across the chart (class `heading`).
  */
 export function intervalChart(container, rows, series, options = {}) {
   clear(container);
@@ -56,7 +57,8 @@ export function intervalChart(container, rows, series, options = {}) {
   const baseHeight = Math.max(20, 10 + perSeries * series.length);
   const domain = options.domain || [0, 100];
   const x = linear(domain, [left, width - right]);
-  const grid = ticks(domain[0], domain[1], 10);
+  // a tick label every 45 px at least, so a phone's narrow axis stays readable
+  const grid = ticks(domain[0], domain[1], Math.max(2, Math.min(10, (width - left) / 45)));
 
   const header = svg("svg", {
     width,
@@ -91,6 +93,19 @@ export function intervalChart(container, rows, series, options = {}) {
   );
   let top = 3;
   for (const row of rows) {
+    if (row.heading !== undefined) {
+      const head = svg("g", { class: "heading", dataset: { key: row.key || "" } });
+      head.append(
+        svg("rect", { x: 0, y: top, width, height: HEADING_HEIGHT, class: "heading-bg" }),
+        svg("text", { x: 6, y: top + HEADING_HEIGHT - 7, class: "heading-label" }),
+      );
+      body.append(head);
+      const label = head.lastChild;
+      label.textContent = String(row.heading);
+      fitText(label, width - 12);
+      top += HEADING_HEIGHT;
+      continue;
+    }
     const group = svg("g", { class: "row", dataset: { key: row.key || "" } });
     const background = svg("rect", { x: 0, width, class: "row-bg" });
     const label = svg("text", { x: labelWidth, "text-anchor": "end", class: "row-label" });
@@ -168,6 +183,7 @@ export function intervalChart(container, rows, series, options = {}) {
 }
 
 const LINE_HEIGHT = 14; // px between the lines of a wrapped row label (12px text)
+const HEADING_HEIGHT = 24; // a group's title row
 const MAX_LINES = 4; // beyond this a label is cut with "…" (the row's tooltip has it whole)
 
 /** Pieces a line may break after: words, and within a word too long for a line, after a
@@ -246,8 +262,19 @@ function fitText(node, maxWidth) {
   }
 }
 
-/** Singular values as bars, with the cumulative variance share as a line (right axis). */
-export function spectrumChart(container, spectrum) {
+/** The fewest decimals that tell every tick of `values` apart (0.06, 0.065, 0.07: 3), so an
+ * axis never repeats a label. */
+export function tickDigits(values) {
+  for (let digits = 0; digits < 8; digits += 1) {
+    const labels = values.map((v) => fmt(v, digits));
+    if (new Set(labels).size === labels.length) return digits;
+  }
+  return 8;
+}
+
+/** Singular values as bars, with the cumulative variance share as a line (right axis); the
+ * first `rank` bars (the factors the fit keeps) are drawn darker. */
+export function spectrumChart(container, spectrum, rank = 2) {
   clear(container);
   const width = widthOf(container, 480);
   const height = 260;
@@ -284,7 +311,7 @@ export function spectrumChart(container, spectrum) {
       y: y(v),
       width: band * 0.64,
       height: y(0) - y(v),
-      class: i < 2 ? "bar top" : "bar",
+      class: i < rank ? "bar top" : "bar",
     });
     bar.append(
       svg("title", {
@@ -358,8 +385,11 @@ export function scatterChart(container, points, options = {}) {
     role: "img",
     "aria-label": options.ariaLabel || "scatter plot",
   });
-  const digits = Math.abs(xDomain[1] - xDomain[0]) < 5 ? 2 : 0;
-  for (const t of ticks(xDomain[0], xDomain[1], 6)) {
+  const xTicks = ticks(xDomain[0], xDomain[1], 6);
+  const yTicks = ticks(yDomain[0], yDomain[1], 6);
+  const xDigits = tickDigits(xTicks);
+  const yDigits = tickDigits(yTicks);
+  for (const t of xTicks) {
     chart.append(
       svg("line", { x1: x(t), x2: x(t), y1: m.top, y2: height - m.bottom, class: "grid" }),
     );
@@ -369,11 +399,11 @@ export function scatterChart(container, points, options = {}) {
         y: height - m.bottom + 15,
         "text-anchor": "middle",
         class: "tick",
-        text: fmt(t, digits),
+        text: fmt(t, xDigits),
       }),
     );
   }
-  for (const t of ticks(yDomain[0], yDomain[1], 6)) {
+  for (const t of yTicks) {
     chart.append(
       svg("line", { x1: m.left, x2: width - m.right, y1: y(t), y2: y(t), class: "grid" }),
     );
@@ -383,7 +413,7 @@ export function scatterChart(container, points, options = {}) {
         y: y(t) + 4,
         "text-anchor": "end",
         class: "tick",
-        text: fmt(t, digits),
+        text: fmt(t, yDigits),
       }),
     );
   }

@@ -137,6 +137,20 @@ export class SideInfo {
     return this.refresh();
   }
 
+  /** The release dates the snapshot's fit can use (`[earliest, newest]`, or null when its fit
+   * uses none): the date picker offers only those, and says so beside the chip. */
+  setDateRange(range) {
+    const input = byId(INPUTS.release_date);
+    const [earliest, newest] = Array.isArray(range) ? range : [null, null];
+    if (earliest) input.min = earliest;
+    else input.removeAttribute("min");
+    if (newest) input.max = newest;
+    else input.removeAttribute("max");
+    byId("side-date-range").textContent =
+      earliest && newest ? `allowed ${earliest} to ${newest}` : "";
+    input.title = earliest && newest ? `a date from ${earliest} to ${newest}` : "";
+  }
+
   /** A prediction's `side`: what was used (an inferred date now has a value). */
   showPrediction(side) {
     this.predicted = side || null;

@@ -1,6 +1,9 @@
 // The Compare tab: known models side by side (observed scores, the fit's predictions with
-// their intervals), the team's private models and the user's own prediction among them.
-// Wraps /api/compare; the link keeps the models and benchmarks (`models=`, `benchmarks=`).
+// their intervals), the team's private models and the user's own prediction among them, with
+// each model's P(best) and expected rank per benchmark and across those shown, and P(A > B)
+// for every pair on a benchmark. Wraps /api/compare; the link keeps the models and benchmarks
+// (`models=`, `benchmarks=`). A name the link gives that could mean several models (`o3`) is
+// left out and its variants offered; the others are compared.
 
 import { el, byId, fmt, chip, showError, pct } from "./dom.js";
 import { getJSON } from "./api.js";
@@ -14,6 +17,7 @@ let compareModels = [];
 let compareBenchmarks = [];
 let compareMine = false; // "include my probe prediction"
 let compareSeq = 0;
+let pairBenchmark = null; // the benchmark whose P(A > B) matrix is shown
 
 /** A model's name as a picker shows it: private ones say so. */
 function modelLabel(m) {
@@ -75,14 +79,21 @@ async function runCompare() {
   try {
     // no benchmarks chosen: every fitted one comes back, and the default is picked from them
     const pick = !compareBenchmarks.length;
-    let answer = await getJSON("/api/compare", {
-      models: compareModels.join(","),
-      benchmarks: pick ? undefined : compareBenchmarks.join(","),
-      level: page.state.level,
-      version: page.version(),
-    });
+    const ask = (benchmarks) =>
+      getJSON("/api/compare", {
+        models: compareModels.join(","),
+        benchmarks: benchmarks ? benchmarks.join(",") : undefined,
+        level: page.state.level,
+        version: page.version(),
+      });
+    let answer = await ask(pick ? null : compareBenchmarks);
     if (seq !== compareSeq) return;
-    if (pick) answer = compareSubset(answer, measuredBenchmarks(answer, SUGGESTED_COMPARE_BENCHMARKS));
+    if (pick && answer.models.length) {
+      // the odds across benchmarks are those of the benchmarks shown: ask for those
+      const chosen = measuredBenchmarks(answer, SUGGESTED_COMPARE_BENCHMARKS);
+      answer = compareSubset(await ask(chosen), chosen);
+      if (seq !== compareSeq) return;
+    }
     compareModels = answer.models.map((m) => m.model_id);
     compareBenchmarks = answer.benchmarks.map((b) => b.benchmark_id);
     showError("compare-error", "");
@@ -93,7 +104,173 @@ async function runCompare() {
   }
 }
 
+/** A probability as a percentage for reading: 0.4183 -> "42%", under 1% "<1%". */
+function chance(p) {
+  if (p === null || p === undefined) return "—";
+  if (p > 0 && p < 0.005) return "<1%";
+  if (p < 1 && p > 0.995) return ">99%";
+  return `${Math.round(p * 100)}%`;
+}
+
+/** The element `id`, made (a `tag` with `props`) and put after `after` the first time. */
+function ensure(id, after, tag = "div", props = {}) {
+  let node = document.getElementById(id);
+  if (!node) {
+    node = el(tag, { id, ...props });
+    after.after(node);
+  }
+  return node;
+}
+
+/** The names of the link that could mean several models, each with its variants: choosing
+ * one adds it to the comparison. */
+function renderAmbiguous(answer) {
+  const box = ensure("compare-ambiguous", byId("compare-error"), "div", { class: "notice" });
+  const found = answer.ambiguous || [];
+  box.hidden = !found.length;
+  box.replaceChildren(
+    ...found.map((a) =>
+      el(
+        "p",
+        { class: "ambiguous", dataset: { name: a.name } },
+        el("span", { text: `“${a.name}” could be several models; compare: ` }),
+        a.variants.map((id) =>
+          el("button", {
+            type: "button",
+            class: "ghost variant",
+            text: id,
+            dataset: { model: id },
+            onclick: () => {
+              if (!compareModels.includes(id)) compareModels.push(id);
+              runCompare();
+            },
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** P(best) and expected rank of each model across the benchmarks shown. */
+function renderOverall(answer, series) {
+  const wrap = ensure("compare-overall", byId("compare-table").closest(".table-wrap"), "div", {
+    class: "odds-block",
+  });
+  const across = answer.overall || { benchmarks: [] };
+  const n = across.benchmarks.length;
+  wrap.hidden = !answer.models.length;
+  const heading =
+    n > 0
+      ? `Across the ${n} benchmark${n === 1 ? "" : "s"} where every model has a score`
+      : "Across benchmarks: no benchmark has a score for every model";
+  const rows = answer.models.map((m, i) =>
+    el(
+      "tr",
+      { dataset: { model: m.model_id } },
+      el("td", {}, el("span", { class: "mname", text: series[i].label })),
+      el("td", { class: "num p-best", text: n ? chance(across.p_best[i]) : "—" }),
+      el("td", { class: "num e-rank", text: n ? fmt(across.expected_rank[i]) : "—" }),
+    ),
+  );
+  wrap.replaceChildren(
+    el("h3", { text: heading }),
+    el(
+      "p",
+      { class: "hint" },
+      "P(best): how often the model comes out first, in draws of every score within its " +
+        "interval (an observed score within its measurement noise), ordered by mean rank " +
+        "over the benchmarks; expected rank: its mean place (1 = best). My probes are not " +
+        "among them.",
+    ),
+    el(
+      "div",
+      { class: "table-wrap short" },
+      el(
+        "table",
+        { id: "compare-overall-table", class: "data compact" },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            el("th", { text: "Model" }),
+            el("th", { class: "num", text: "P(best)" }),
+            el("th", { class: "num", text: "expected rank" }),
+          ),
+        ),
+        el("tbody", {}, rows),
+      ),
+    ),
+  );
+}
+
+/** P(A > B) on one benchmark for every pair: row model better than column model. */
+function renderPairwise(answer, series) {
+  const wrap = ensure("compare-pairwise", byId("compare-overall"), "div", { class: "odds-block" });
+  const ranked = answer.rows.filter((row) => row.p_better.some((r) => r.some((p) => p !== null)));
+  wrap.hidden = !ranked.length;
+  if (!ranked.length) return wrap.replaceChildren();
+  if (!ranked.some((row) => row.benchmark === pairBenchmark)) pairBenchmark = ranked[0].benchmark;
+  const row = ranked.find((r) => r.benchmark === pairBenchmark);
+  const names = new Map(answer.benchmarks.map((b) => [b.benchmark_id, b.name]));
+  const select = el(
+    "select",
+    { id: "compare-pair-benchmark", "aria-label": "benchmark of the P(A > B) table" },
+    ranked.map((r) =>
+      el("option", { value: r.benchmark, text: names.get(r.benchmark) || r.benchmark }),
+    ),
+  );
+  select.value = pairBenchmark;
+  select.addEventListener("change", () => {
+    pairBenchmark = select.value;
+    renderPairwise(answer, series);
+  });
+  wrap.replaceChildren(
+    el("h3", {}, el("span", { text: "P(row model better than column model) on " }), select),
+    el(
+      "div",
+      { class: "table-wrap short" },
+      el(
+        "table",
+        { id: "compare-pairwise-table", class: "data compact" },
+        el(
+          "thead",
+          {},
+          el(
+            "tr",
+            {},
+            el("th", { text: "" }),
+            answer.models.map((m, j) =>
+              el("th", { class: "num" }, el("span", { class: "mname", text: series[j].label })),
+            ),
+          ),
+        ),
+        el(
+          "tbody",
+          {},
+          answer.models.map((m, i) =>
+            el(
+              "tr",
+              { dataset: { model: m.model_id } },
+              el("th", {}, el("span", { class: "mname", text: series[i].label })),
+              answer.models.map((other, j) =>
+                el("td", {
+                  class: "num",
+                  dataset: { against: other.model_id },
+                  text: i === j ? "" : chance(row.p_better[i][j]),
+                }),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function renderCompare(answer) {
+  renderAmbiguous(answer);
   byId("compare-models").replaceChildren(
     ...answer.models.map((m) =>
       chip(modelLabel(m), m.model_id, () => {
@@ -122,7 +299,7 @@ function renderCompare(answer) {
   const rows = answer.rows.map((row, r) => {
     const values = row.values.slice();
     if (mine) values.push(mine.get(row.benchmark) || null);
-    return { key: row.benchmark, benchmark: answer.benchmarks[r], values };
+    return { key: row.benchmark, benchmark: answer.benchmarks[r], values, odds: row };
   });
   const percentRows = rows.filter((r) => r.benchmark.scale !== "unbounded");
   byId("compare-legend").replaceChildren(
@@ -155,7 +332,7 @@ function renderCompare(answer) {
           "th",
           { class: "num" },
           el("span", { class: "dot", dataset: { color: s.color } }),
-          el("span", { text: s.label }),
+          el("span", { class: "mname", text: s.label, title: s.label }),
         ),
       ),
     ),
@@ -173,12 +350,14 @@ function renderCompare(answer) {
           el("span", { class: "bname", text: r.benchmark.name }),
           el("span", { class: "bid", text: r.key }),
         ),
-        r.values.map((v) => {
+        r.values.map((v, i) => {
           if (!v || v.score === null || v.score === undefined)
             return el("td", { class: "num muted", text: "—" });
           const title = v.observed
             ? "observed"
             : `${pct(answer.level)} interval ${fmt(v.low)} – ${fmt(v.high)}`;
+          const best = i < answer.models.length ? r.odds.p_best[i] : null;
+          const rank = i < answer.models.length ? r.odds.expected_rank[i] : null;
           return el(
             "td",
             {
@@ -190,11 +369,20 @@ function renderCompare(answer) {
             v.observed
               ? el("span", { class: "tag", text: "obs" })
               : el("span", { class: "pm", text: `±${fmt((v.high - v.low) / 2)}` }),
+            best === null
+              ? null
+              : el("span", {
+                  class: "odds",
+                  title: "P(best) on this benchmark, and the expected rank (1 = best)",
+                  text: `P(best) ${chance(best)} · rank ${fmt(rank)}`,
+                }),
           );
         }),
       ),
     ),
   );
+  renderOverall(answer, series);
+  renderPairwise(answer, series);
 }
 
 function addCompare(kind) {

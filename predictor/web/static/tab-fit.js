@@ -3,7 +3,7 @@
 
 import { el, byId, fmt, showError } from "./dom.js";
 import { getJSON } from "./api.js";
-import { spectrumChart, scatterChart, PROBE_COLOR, PREDICTED_COLOR } from "./charts.js";
+import { spectrumChart, scatterChart, legend, PROBE_COLOR, PREDICTED_COLOR } from "./charts.js";
 
 let page = null; // the shell (app.js): the snapshot, the version asked for
 let plots = null; // /api/plots answer, for the snapshot it was read for
@@ -20,17 +20,58 @@ async function loadFit() {
   }
 }
 
+/** The rank the snapshot's fit keeps (its `rank` parameter), or null when it records none. */
+function fittedRank() {
+  const param = page.state.snapshot.fit?.params?.find((p) => p.key === "rank");
+  const rank = Number(param?.value ?? page.state.snapshot.manifest.fit_params?.rank);
+  return Number.isInteger(rank) && rank > 0 ? rank : null;
+}
+
+/** The spectrum card's title, note and legend, from the numbers the plot draws: the fitted
+ * rank, the share of each of its factors and their sum (the line's value at that rank). */
+function renderSpectrum() {
+  const chart = byId("spectrum-chart");
+  const s = plots.spectrum;
+  const rank = fittedRank();
+  byId("spectrum-title").textContent = rank
+    ? `Singular value spectrum · fitted rank ${rank}`
+    : "Singular value spectrum";
+  if (!s) {
+    byId("spectrum-note").textContent = "";
+    byId("spectrum-legend").replaceChildren();
+    chart.replaceChildren(el("p", { class: "muted", text: "No singular values in this manifest." }));
+    return;
+  }
+  const kept = Math.min(rank || 2, s.variance_share.length);
+  const shares = s.variance_share.slice(0, kept).map((v, i) => `σ${i + 1} ${fmt(v * 100)}%`);
+  const total = `${fmt(s.cumulative_share[kept - 1] * 100)}%`;
+  byId("spectrum-note").textContent = rank
+    ? `The fit keeps ${kept} factor${kept === 1 ? "" : "s"}: together ${total} of the ` +
+      `variance (${shares.join(", ")}); the rest is treated as noise.`
+    : `The first ${kept} factors carry ${total} of the variance (${shares.join(", ")}).`;
+  byId("spectrum-legend").replaceChildren(
+    legend([
+      { label: `factors the fit keeps (σ1–σ${kept})`, color: "#3b5bdb", shape: "square" },
+      { label: "factors left out", color: "#bac8ff", shape: "square" },
+      { label: "cumulative variance share (right axis)", color: PROBE_COLOR },
+    ]),
+  );
+  spectrumChart(chart, s, kept);
+}
+
 function renderFit() {
   if (!plots || byId("view-fit").hidden) return;
-  if (plots.spectrum) spectrumChart(byId("spectrum-chart"), plots.spectrum);
-  else
-    byId("spectrum-chart").replaceChildren(
-      el("p", { class: "muted", text: "No singular values in this manifest." }),
-    );
+  renderSpectrum();
 
   const points = plots.loadings.benchmarks.filter((b) => b.x !== null && b.y !== null);
   const labelled = new Set(outliers(points, 16).map((b) => b.benchmark_id));
   const share = plots.loadings.variance_share.map((s) => `${fmt(s * 100)}%`);
+  byId("loadings-legend").replaceChildren(
+    legend([
+      { label: "percent benchmark", color: PREDICTED_COLOR },
+      { label: "open-scale benchmark (Elo, ratings, dollars)", color: PROBE_COLOR },
+    ]),
+  );
   scatterChart(
     byId("loadings-chart"),
     points.map((b) => ({
@@ -41,7 +82,7 @@ function renderFit() {
       label: labelled.has(b.benchmark_id) ? b.name : null,
     })),
     {
-      xTitle: `factor 1 (${share[0]} of variance)`,
+      xTitle: `factor 1 (${share[0]} of the completed matrix's variance)`,
       yTitle: `factor 2 (${share[1]})`,
       zeroLines: true,
       ariaLabel: "benchmark loadings",
@@ -123,8 +164,12 @@ function renderManifest() {
     fact("Size", `${c.models} models × ${c.benchmarks} benchmarks, ${c.cells} observed cells`);
   if (Array.isArray(c.sources)) fact("Sources", c.sources.join(", "));
   const q = m.quality || {};
-  if (q.variance_share_top2 !== undefined)
-    fact("Top-2 variance share", `${fmt(q.variance_share_top2 * 100)}%`);
+  // the spectrum plotted gives the shares, so the facts and the plot say the same numbers
+  const rank = fittedRank();
+  const cumulative = plots?.spectrum?.cumulative_share;
+  if (rank && cumulative?.length >= rank)
+    fact("Fitted rank", `${rank} (${fmt(cumulative[rank - 1] * 100)}% of the variance)`);
+  if (cumulative?.length >= 2) fact("Top-2 variance share", `${fmt(cumulative[1] * 100)}%`);
   if (q.fill_rate !== undefined) fact("Fill rate", `${fmt(q.fill_rate * 100)}%`);
   if (q.in_sample_medae !== undefined)
     fact("In-sample MedAE", `${fmt(q.in_sample_medae, 2)} points`);
