@@ -1,6 +1,6 @@
 """`BenchPress`: a pinned snapshot plus the fitted factorization, answering predictions.
 
-bp = BenchPress.load("2026.12.07.2")   # or "latest"
+bp = BenchPress.load("2026.12.07.3")   # or "latest"
 bp.predict({"gpqa_diamond": 80, "hle": 20})["mmlu_pro"].score
 bp.predict("results/")["mmlu_pro"].score   # lm-eval, Inspect, EEE, HELM or tidy files
 """
@@ -313,7 +313,7 @@ class BenchPress:
         snapshot folder.
 
         `version` may pin the manifest too, as container images are pinned:
-        `"2026.12.07.2@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
+        `"2026.12.07.3@sha256:<64 hex>"` (the digest `snapshots show` prints) loads only that
         exact manifest, and anything else is a `SnapshotError` naming both digests.
 
         `store` is a directory or a URI (`s3://bucket/prefix`, `https://host/path`): a remote
@@ -532,10 +532,12 @@ class BenchPress:
         return extra if np.nansum(extra) > 0 else None
 
     def _convert_fractions(self, row: np.ndarray, stderr: np.ndarray) -> None:
-        """Scores are percent (0-100): when every percent score given lies in 0-1 they are
-        fractions, converted in place (x100, their standard errors too) with one warning; a
-        fraction-like score beside percent ones is kept and named in a warning of its own
-        (`predictor.util.fraction_scores`). Open scales are never looked at."""
+        """Scores are percent (0-100): when every percent score given lies in 0-1 and one is
+        below any score the fit saw on its benchmark, they are fractions, converted in place
+        (x100, their standard errors too) with one warning; else they are kept with a warning
+        (a weak model). A fraction-like score beside percent ones is kept and named in a
+        warning of its own (`predictor.util.fraction_scores`). Open scales are never looked
+        at."""
         columns = np.flatnonzero(np.isfinite(row) & self._percent)
         given = [(self.fit_benchmarks_[c], float(row[c])) for c in columns]
         if all_fractions(given) and not self._plausible_as_percent(row, columns):
@@ -1081,6 +1083,7 @@ class BenchPress:
         family: str | None = None,
         release_date: str | date | datetime | None = None,
         base: str | None = None,
+        handle_missing: str = "interpolate",
     ) -> tuple[list[str], np.ndarray]:
         """(fitted benchmarks, (n, benchmarks) array): joint predictive draws of a new model.
 
@@ -1093,8 +1096,9 @@ class BenchPress:
         `ScaleTransform.interval`); probes come back as given (with a standard error, as in
         `predict`, they weigh less in the fold-in; `predictor.tracking.checkpoints` draws
         their measurement noise for criteria); every draw is clipped to its benchmark's
-        valid range (`in_range`). Seeded: the same arguments give the same draws."""
-        row, stderr = self.probe_rows(probe_scores)
+        valid range (`in_range`). Seeded: the same arguments give the same draws. A probe
+        the fit cannot use is left out or refused as `handle_missing` says (`predict`)."""
+        row, stderr = self.probe_rows(split_probes(self, probe_scores, handle_missing))
         _, features, group = self.side_for(model, family, release_date, base)
         try:
             draws = self.completer_.fold_in_draws(

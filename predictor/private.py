@@ -8,8 +8,10 @@ predictor still installs and runs alone (no provider installed = no private mode
 
 A provider is a callable `(home: Path) -> list[dict]`, each dict with `name`, `run` (None for
 a model outside a run), `step` (None outside a run), `scores` ({benchmark_id: score}) and
-`added_at` (ISO time), and optionally `provenance` ({benchmark_id: where that score came from:
-`format`, `tool`, `tool_version`, `task`, `metric`, `evaluated_at`, `file`, `file_sha256`})."""
+`added_at` (ISO time), and optionally `stderr` ({benchmark_id: its standard error, where the
+file gave one or its item count sets one}) and `provenance` ({benchmark_id: where that score
+came from: `format`, `tool`, `tool_version`, `task`, `metric`, `evaluated_at`, `file`,
+`file_sha256`})."""
 
 from __future__ import annotations
 
@@ -43,6 +45,8 @@ class PrivateModel:
     run: str | None = None
     step: int | None = None
     added_at: str | None = None
+    # benchmark_id -> the score's standard error, where known (its measurement noise)
+    stderr: Mapping[str, float] = field(default_factory=dict, repr=False)
     # benchmark_id -> where its score came from (tool, version, task, file, ...); may be empty
     provenance: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
 
@@ -65,6 +69,7 @@ def private_models(home: Path | None = None) -> list[PrivateModel]:
                     run=item.get("run"),
                     step=item.get("step"),
                     added_at=item.get("added_at"),
+                    stderr={str(k): float(v) for k, v in dict(item.get("stderr") or {}).items()},
                     provenance={
                         str(k): dict(v) for k, v in dict(item.get("provenance") or {}).items()
                     },

@@ -37,6 +37,7 @@ from predictor.names.confusables import skeleton
 from predictor.names.resolve import display_names
 from predictor.private import PROVENANCE_FIELDS
 from predictor.results.frame import MAPPED, RESULT_SCHEMA
+from predictor.results.inputs import row_stderr
 from predictor.results.limited import limited_checked
 from predictor.snapshots.reader import SnapshotError, default_stores, load_snapshot, resolve_version
 from predictor.util.paths import PRIVATE_STORE_DIR, PRIVATE_STORE_FILE, private_store_path
@@ -515,15 +516,20 @@ def load_private_models(home: Path) -> list[dict[str, object]]:
             "ORDER BY run NULLS FIRST, step NULLS FIRST, name"
         ).fetchall()
         cells = con.execute(
-            f"SELECT model, benchmark_id, score, {columns} FROM cells WHERE status = ? "
+            f"SELECT model, benchmark_id, score, stderr, n, unit, {columns} FROM cells "
+            "WHERE status = ? "
             "AND benchmark_id IS NOT NULL AND score IS NOT NULL "
             "ORDER BY model, benchmark_id, file, task, metric",
             [MAPPED],
         ).fetchall()
     scores: dict[str, dict[str, float]] = {}
+    errors: dict[str, dict[str, float]] = {}
     provenance: dict[str, dict[str, dict[str, object]]] = {}
-    for model, benchmark, score, *facts in cells:  # a score and its provenance: one cell
+    for model, benchmark, score, stderr, n, unit, *facts in cells:  # one cell
         scores.setdefault(model, {})[benchmark] = float(score)
+        error = row_stderr({"score": score, "stderr": stderr, "n": n, "unit": unit})
+        if error is not None:
+            errors.setdefault(model, {})[benchmark] = error
         provenance.setdefault(model, {})[benchmark] = dict(
             zip(PROVENANCE_FIELDS, facts, strict=True)
         )
@@ -533,6 +539,7 @@ def load_private_models(home: Path) -> list[dict[str, object]]:
             "run": run,
             "step": step,
             "scores": scores.get(name, {}),
+            "stderr": errors.get(name, {}),
             "provenance": provenance.get(name, {}),
             "added_at": at,
         }

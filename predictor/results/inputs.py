@@ -13,7 +13,7 @@ Polars query would cost more than the whole loop."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -148,11 +148,11 @@ def _summary(
         limited=limited,
         superseded=superseded,
         superseded_subsets=smaller,
-        stderr={b: se for b, r in used.items() if (se := _stderr(r)) is not None},
+        stderr={b: se for b, r in used.items() if (se := row_stderr(r)) is not None},
     )
 
 
-def _stderr(row: dict[str, object]) -> float | None:
+def row_stderr(row: Mapping[str, object]) -> float | None:
     """A used row's standard error: the file's, else the binomial rule on its `n` items for
     a score the file states as an accuracy (a fraction or a percentage); else None."""
     if row["stderr"] is not None:

@@ -45,8 +45,8 @@ PRETRAINED: dict[str, Pretrained] = {
         Pretrained(
             name="microsoft/benchpress-v1",
             directory="microsoft-benchpress-v1",
-            content_hash="8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f",
-            digest="sha256:0a889ce47fd795a2f63935c4dd3326ec05b375580f50f43133bb8d5139850cb4",
+            content_hash="de73b5b45851e08023ce77ca9b5ea531473ad3cde8e18727704a2bdcf466ef2c",
+            digest="sha256:9e51f489a9f81a11b187b63e4915db2e2a2d4d3671ed4d9025e7ceb5ca2c707c",
             description="The BenchPress paper score matrix (84 models x 133 benchmarks, "
             "arXiv:2606.24020) on its own, fitted with the default BayesianCompleter.",
         ),
@@ -81,7 +81,7 @@ def resolve_pretrained(name: str) -> Path | None:
         if _HUB_NAME.fullmatch(name.strip()) and not Path(name).exists():
             raise SnapshotError(
                 f"unknown pretrained snapshot {name!r}; bundled: {', '.join(pretrained_names())} "
-                '(or give a version such as 2026.12.07.2, "latest" or a snapshot directory)'
+                '(or give a version such as 2026.12.07.3, "latest" or a snapshot directory)'
             )
         return None
     directory = pretrained_root() / entry.directory

@@ -61,7 +61,7 @@ from predictor.trust.target_weights import source_row_weights
 # Item counts a subset may take (below the task's own count; the full task is always a choice)
 ITEM_STEPS = (100, 200, 400, 800, 1600, 3200, 6400)
 # Tokens a plan may spend when none is given: what the default lm-eval probe set of the
-# bundled snapshot (2026.12.07.2) cost before plans had budgets, five tasks run in full
+# bundled snapshot (2026.12.07.3) cost before plans had budgets, five tasks run in full
 # (GPQA Diamond, MMLU, AIME 2025, GPQA Main, AIME 2024: ~8.61M tokens)
 DEFAULT_BUDGET_TOKENS = 8_600_000
 NOISE_REPLICATES = 4  # copies of every model, each with its own noise draws

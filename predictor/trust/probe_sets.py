@@ -147,82 +147,96 @@ def select_probe_sets(bp, progress=None) -> ProbeSet:
 # re-pin its sets: print `select_probe_sets(bp)` for each)
 PINNED: dict[str, ProbeSet] = {
     # microsoft/benchpress-v1
-    "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f": ProbeSet(
-        default=(
+    "de73b5b45851e08023ce77ca9b5ea531473ad3cde8e18727704a2bdcf466ef2c": ProbeSet(
+        default=("gpqa_diamond", "browsecomp", "codeforces_rating", "hmmt_feb_2025", "hle"),
+        low_cost=("gpqa_diamond", "hle", "hmmt_feb_2025", "charxiv_reasoning", "gpqa_main"),
+        lm_eval=(
+            "aime_2025",
             "gpqa_diamond",
-            "mcpatlas",
-            "livecodebench",
-            "imo_answerbench",
-            "tau2_bench_retail",
+            "aime_2024",
+            "math",
+            "mmlu_pro",
+            "c_eval",
+            "ifeval",
+            "drop",
         ),
-        low_cost=("gpqa_diamond", "hle", "bullshit_pushback", "hmmt_feb_2025", "gpqa_main"),
-        lm_eval=("aime_2025", "gpqa_diamond", "aime_2024", "math_500", "ifeval", "mmlu_pro"),
         lm_eval_chat=(
             "aime_2025",
             "gpqa_diamond",
             "aime_2024",
-            "math_500",
-            "ifeval",
+            "math",
             "mmlu_pro",
+            "ifeval",
+            "drop",
+            "bigbench_hard",
         ),
-        inspect=("mmlu_pro", "gpqa_diamond", "ifeval", "gsm8k"),
+        inspect=("gpqa_diamond", "mmlu_pro", "math", "ifeval", "gsm8k"),
         items={
-            "lm_eval": {"math_500": 100, "ifeval": 100, "mmlu_pro": 1600},
-            "lm_eval_chat": {"math_500": 100, "ifeval": 100, "mmlu_pro": 1600},
-            "inspect": {"mmlu_pro": 800, "ifeval": 100},
+            "lm_eval": {"math": 100, "mmlu_pro": 100, "c_eval": 400, "ifeval": 200, "drop": 400},
+            "lm_eval_chat": {
+                "math": 100,
+                "mmlu_pro": 100,
+                "ifeval": 200,
+                "drop": 400,
+                "bigbench_hard": 400,
+            },
+            "inspect": {"mmlu_pro": 400, "math": 100, "ifeval": 100, "gsm8k": 400},
         },
     ),
-    # 2026.12.07.2, the main bundled snapshot (`BenchPress.load()`)
-    "a808aa50db22e6d50d12fb8f7c1181c40df46066528b025a8803a9615fa174e6": ProbeSet(
-        default=("gpqa_diamond", "livebench_paraphrase", "livebench_olympiad", "mmlu", "arc_agi_1"),
-        low_cost=(
-            "gpqa_diamond",
-            "livebench_paraphrase",
-            "livebench_olympiad",
-            "mmlu",
-            "bullshit_pushback",
-        ),
+    # 2026.12.07.3, the main bundled snapshot (`BenchPress.load()`)
+    "d9790fadc1d8df7ddcf1e3753a3c88194a5058690248dc3c531e01493df7801f": ProbeSet(
+        default=("gpqa_diamond", "livebench_summarize", "arc_agi_1", "mmlu", "livebench_python"),
+        low_cost=("gpqa_diamond", "livebench_summarize", "mmlu", "livebench_olympiad", "hle"),
         lm_eval=(
+            "triviaqa",
+            "arc_challenge",
             "aime_2025",
-            "winogrande",
             "mmlu",
             "gpqa_diamond",
             "math",
             "aime_2024",
             "gsm8k",
-            "mmlu_pro",
-            "open_llm_bbh",
+            "ifeval",
         ),
         lm_eval_chat=(
-            "aime_2025",
             "triviaqa",
+            "aime_2025",
             "arc_challenge",
             "gpqa_diamond",
             "math",
             "aime_2024",
             "open_llm_ifeval",
+            "bigbench_hard",
+            "mmlu_pro",
         ),
-        inspect=("mmlu", "gpqa_diamond", "math", "mmlu_pro", "gsm8k"),
+        inspect=("mmlu", "gpqa_diamond", "hellaswag", "mmlu_pro", "math", "gsm8k", "ifeval"),
         items={
             "lm_eval": {
-                "winogrande": 100,
-                "mmlu": 100,
+                "triviaqa": 100,
+                "arc_challenge": 100,
+                "mmlu": 800,
                 "math": 100,
-                "gsm8k": 100,
-                "mmlu_pro": 800,
-                "open_llm_bbh": 800,
+                "gsm8k": 400,
             },
             "lm_eval_chat": {
                 "triviaqa": 100,
                 "arc_challenge": 100,
                 "math": 100,
                 "open_llm_ifeval": 100,
+                "bigbench_hard": 100,
+                "mmlu_pro": 400,
             },
-            "inspect": {"mmlu": 100, "math": 100, "mmlu_pro": 800, "gsm8k": 100},
+            "inspect": {
+                "mmlu": 400,
+                "hellaswag": 100,
+                "mmlu_pro": 3200,
+                "math": 200,
+                "ifeval": 200,
+            },
         },
     ),
 }
-BENCHPRESS_V1_HASH = "8bb519e0eedbcda4be099a2ce20a3608494c0c352b69847a84261c264fbc900f"
+BENCHPRESS_V1_HASH = "de73b5b45851e08023ce77ca9b5ea531473ad3cde8e18727704a2bdcf466ef2c"
 _computed: dict[str, ProbeSet] = {}
 _runnable: dict[tuple[str, str, bool], tuple[tuple[str, ...], dict[str, int]]] = {}
 

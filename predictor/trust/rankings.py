@@ -16,6 +16,7 @@ from the same normals (`predictor.trust.standings`).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,7 +30,7 @@ from predictor.fitted_matrix import FittedMatrix
 from predictor.names.resolve import AmbiguousNameError, UnknownNameError
 from predictor.private import PrivateModel, private_models
 from predictor.reference_names import ReferenceModel, reference_notes, resolve_reference
-from predictor.trust.missing_probes import split_targets
+from predictor.trust.missing_probes import MissingProbesWarning, split_targets
 from predictor.trust.private_references import explicit, find_private, with_private_suggestions
 from predictor.trust.profiles import resolve_targets
 from predictor.trust.standings import (
@@ -42,7 +43,7 @@ from predictor.trust.standings import (
     p_best,
     seed,
 )
-from predictor.values import Noise, Prediction, SideUsed
+from predictor.values import FractionScoresWarning, Noise, Prediction, SideUsed
 
 TIE_POINTS = 2.0
 TIE_P = (0.35, 0.65)
@@ -436,9 +437,12 @@ def _joint_draws(
     per_model = {}
     for name, probe, model in zip(names, probes, models, strict=True):
         try:
-            benchmarks, drawn = bp.predictive_draws(
-                probe, n=JOINT_DRAWS, random_state=seed(name), level=level, model=model
-            )
+            with warnings.catch_warnings():  # `predict` of the same probes already said it
+                warnings.simplefilter("ignore", MissingProbesWarning)
+                warnings.simplefilter("ignore", FractionScoresWarning)
+                benchmarks, drawn = bp.predictive_draws(
+                    probe, n=JOINT_DRAWS, random_state=seed(name), level=level, model=model
+                )
         except TypeError:  # a method without a predictive distribution
             return None
         per_model[name] = ({b: j for j, b in enumerate(benchmarks)}, drawn)
@@ -647,12 +651,18 @@ def _reference_id(bp, name: str, private: dict) -> str:
 def _private_predictions(
     bp: FittedMatrix, model, targets: Sequence[str], level: float
 ) -> dict[str, Prediction]:
-    """A private model on each target: its stored score (observed, sd 0) where it has one,
-    else the fold-in of its stored scores on the snapshot's fitted benchmarks, as for any
-    new model (`BenchPress.predict`), with its interval."""
+    """A private model on each target: its stored score (observed, with its stored standard
+    error as its noise where known) where it has one, else the fold-in of its stored scores
+    on the snapshot's fitted benchmarks, as for any new model (`BenchPress.predict`, each
+    score with its standard error), with its interval."""
     if hasattr(model, "predictions"):  # a catalogue model: its cells in its own snapshot
         return model.predictions(targets, level)
-    fitted = {b: v for b, v in model.scores.items() if b in bp.fit_columns}
+    errors = getattr(model, "stderr", {})
+    fitted = {
+        b: (v, errors[b]) if b in errors else v
+        for b, v in model.scores.items()
+        if b in bp.fit_columns
+    }
     if not fitted:
         raise ValueError(
             f"private model {model.name!r} has no score on a benchmark fitted in snapshot "

@@ -2,7 +2,7 @@
 
 The expected error of a probe set pools every fitted model's target cells. A leaderboard
 that publishes settings of models no other source reports (LiveBench's per-effort rows: 50 of
-the 249 fitted rows of snapshot 2026.12.07.2, each with LiveBench's 23 subtasks only) then
+the 249 fitted rows of snapshot 2026.12.07.3, each with LiveBench's 23 subtasks only) then
 holds a fifth of the rows, and a probe that predicts that suite's own subtasks well wins
 the search for a reason a new model does not share. So the rows whose fitted cells all come
 from one source count together as one model: each of a source's k single-source rows weighs

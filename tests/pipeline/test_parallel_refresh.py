@@ -38,7 +38,7 @@ from tests.support.snapshots import assert_same_content
 pytestmark = pytest.mark.slow
 
 SOURCE_STEPS = 2 * len(SOURCES)  # payloads and source scores of each source
-ALL_STEPS = 34  # those, 4 matrix assets and 8 separate checks
+ALL_STEPS = 35  # those, 4 matrix assets and 9 separate checks (one_metric_per_column the 9th)
 RECORDED_PAYLOADS = 356  # llm_stats' listing and 336 files, and 19 files of the other sources
 
 

@@ -197,7 +197,7 @@ def test_version_says_what_is_installed_and_where_state_lives(capsys, monkeypatc
     assert done.value.code == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("benchpress-llm ")
-    assert lines[1] == "bundled snapshot: 2026.12.07.2"
+    assert lines[1] == "bundled snapshot: 2026.12.07.3"
     assert lines[2] == f"state: {(tmp_path / 'team').resolve()} (set by BENCHPRESS_HOME)"
 
 
@@ -207,7 +207,7 @@ def test_predict_table_keeps_one_decimal_has_units_and_counts_right(capsys) -> N
     )
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "snapshot 2026.12.07.2: 1 benchmark, 90% intervals"
+    assert lines[0] == "snapshot 2026.12.07.3: 1 benchmark, 90% intervals"
     assert lines[1].split() == [
         "benchmark", "score", "90%", "interval", "unit", "P(|err|<=5)", "kind",
     ]  # fmt: skip
@@ -244,8 +244,8 @@ def test_snapshots_show_is_a_summary_and_json_the_manifest(capsys) -> None:
     code, out, _ = cli(capsys, "snapshots", "show")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("snapshot 2026.12.07.2 (verified), published ")
-    assert "  matrix: 5,339 models x 286 benchmarks, 37,537 cells, 480 conflicts" in lines
+    assert lines[0].startswith("snapshot 2026.12.07.3 (verified), published ")
+    assert "  matrix: 5,339 models x 288 benchmarks, 37,537 cells, 480 conflicts" in lines
     assert len(lines) <= 15
     code, out, _ = cli(capsys, "snapshots", "show", "--json")
     assert json.loads(out)["counts"]["models"] == 5339

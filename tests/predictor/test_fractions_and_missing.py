@@ -1,4 +1,4 @@
-"""Issue 41: results that mislead. Probe scores all in 0-1 are fractions, converted to percent
+"""Results that mislead. Probe scores all in 0-1 are fractions, converted to percent
 with one line saying so (CLI, Python, /api/predict alike); a fractional `--require` threshold
 on a percent benchmark is refused; `BenchPress.fit` warns on a frame of fractions; a probe the
 snapshot has too few scores to use is left out with a warning instead of aborting."""
@@ -24,7 +24,7 @@ CONVERTED = (
     "percentages (0-100) to silence this"
 )
 LEFT_OUT = (
-    "mt_bench: too few scores in snapshot 2026.12.07.2 to be used as a probe, left out; "
+    "mt_bench: too few scores in snapshot 2026.12.07.3 to be used as a probe, left out; "
     "predicting from the other 2 (gpqa_diamond, mmlu_pro); handle_missing='error' "
     "(--handle-missing error) refuses instead"
 )
@@ -190,7 +190,7 @@ def test_cli_predict_leaves_it_out_or_refuses_with_handle_missing(capsys) -> Non
     assert (code, out) == (2, "")
     assert err == (
         "benchpress: error: benchmark 'mt_bench' has too few observations in snapshot "
-        "2026.12.07.2 to be used as a probe\n"
+        "2026.12.07.3 to be used as a probe\n"
     )
     code, _, err = cli(capsys, "predict", *scores, "--handle-missing", "drop")
     assert code == 2 and "invalid choice: 'drop' (choose from 'interpolate', 'error')" in err

@@ -260,3 +260,32 @@ def test_close_names_include_the_benchmarks_that_contain_the_name(capsys) -> Non
         "swe_bench_verified, swe_bench_multilingual, swe_bench_verified_bash_only, "
         "multi_swe_bench?"
     ]
+
+
+def test_a_private_models_stored_standard_errors_are_its_noise(
+    capsys, bp: BenchPress, tmp_path: Path
+) -> None:
+    """A private model's scores stored with their standard errors (the file's) are
+    measurements with that noise, as a new model's probes are: against it, P(better) and the
+    stated noise use them, not the benchmark's default."""
+    table = (
+        "model,benchmark,score,stderr\n"
+        "team-noisy,gpqa_diamond,48,6.0\n"
+        "team-noisy,mmlu_pro,61,\n"
+        "team-noisy,hle,9,\n"
+    )
+    path = _write(tmp_path / "noisy.csv", table)
+    assert main(["models", "add", "team-noisy", "--from", str(path), "--store", STORE]) == 0
+    capsys.readouterr()
+    from predictor.private import private_models
+
+    (found,) = [m for m in private_models() if m.name == "team-noisy"]
+    assert found.stderr == {"gpqa_diamond": 6.0}
+    known = bp.compare_with_known_models(
+        {"gpqa_diamond": 52.0}, ["private:team-noisy"], targets=["gpqa_diamond"]
+    )
+    noise = {(row["model"], row["benchmark"]): row["sd"] for row in known.measurement_noise()}
+    assert noise[("team-noisy", "gpqa_diamond")] == 6.0
+    (ranking,) = known.rankings
+    p = ranking.p_matrix[("new model", "team-noisy")]
+    assert 0.6 < p < 0.8  # 4 points apart, 6 (and the default ~1) of noise: far from certain

@@ -45,7 +45,7 @@ def refused(day: str) -> str:
 
 @pytest.fixture(scope="module")
 def bp() -> BenchPress:
-    return BenchPress.load("2026.12.07.2", store=bundled_snapshot_dir())
+    return BenchPress.load("2026.12.07.3", store=bundled_snapshot_dir())
 
 
 # ------------------------------------------------------------------------- release dates

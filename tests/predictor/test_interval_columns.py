@@ -1,4 +1,4 @@
-"""Issue 41: CLI tables show an interval as its two ends (`90% interval` `45.0-97.8`), not a
+"""CLI tables show an interval as its two ends (`90% interval` `45.0-97.8`), not a
 `±` half-width, which reads as symmetric where near a bound it is far from it; `--json`
 keeps `low` and `high`."""
 

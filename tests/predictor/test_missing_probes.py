@@ -20,7 +20,7 @@ from predictor.missing_probes import (
 from predictor.util.paths import bundled_snapshot_dir
 
 V1 = "microsoft/benchpress-v1"
-DEFAULTS = ["gpqa_diamond", "mcpatlas", "livecodebench", "imo_answerbench", "tau2_bench_retail"]
+DEFAULTS = ["gpqa_diamond", "browsecomp", "codeforces_rating", "hmmt_feb_2025", "hle"]
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +73,8 @@ def test_error_lists_them_and_the_default_probes_not_given(bp: BenchPress) -> No
     with pytest.raises(MissingProbesError) as caught:
         bp.predict({"mmlu": 82.1, "gsm8k": 88.3, "gpqa_diamond": 70.0}, handle_missing="error")
     assert str(caught.value) == (
-        f"snapshot {V1} has no benchmark mmlu; its default probes not given: mcpatlas, "
-        "livecodebench, imo_answerbench, tau2_bench_retail; handle_missing='interpolate' "
+        f"snapshot {V1} has no benchmark mmlu; its default probes not given: browsecomp, "
+        "codeforces_rating, hmmt_feb_2025, hle; handle_missing='interpolate' "
         "predicts from the others"
     )
     assert caught.value.missing == ["mmlu"]

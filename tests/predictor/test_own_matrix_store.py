@@ -1,4 +1,4 @@
-"""Issue 41: own matrices (`BenchPress.fit(frame).save()`) are kept in a private line of their
+"""Own matrices (`BenchPress.fit(frame).save()`) are kept in a private line of their
 own and never become the public `latest`; `save(path)` reads back with `load(Path(path))` and
 `from_pretrained(path)`; `benchpress snapshots remove` removes own matrices only."""
 

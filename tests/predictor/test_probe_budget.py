@@ -122,22 +122,23 @@ def test_probes_budget_tokens_prints_the_plan(capsys: pytest.CaptureFixture[str]
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "snapshot 2026.12.07.2: lm-eval probe plan within ~2.0M tokens (expected MedAE of the "
-        "targets, in-sample, with each subset's sampling noise; no probe: 13.10)"
+        "snapshot 2026.12.07.3: lm-eval probe plan within ~2.0M tokens (expected MedAE of the "
+        "targets, in-sample, with each subset's sampling noise; no probe: 13.02)"
     )
-    assert [line.split() for line in lines[1:9]] == [
+    assert [line.split() for line in lines[1:10]] == [
         ["step", "benchmark", "task", "items", "tokens", "expected_medae"],
-        ["1", "aime_2025", "aime25", "30", "~66k", "10.05"],
-        ["2", "winogrande", "winogrande", "100", "of", "1267", "~10k", "9.57"],
-        ["3", "mmlu", "mmlu", "100", "of", "14042", "~50k", "8.27"],
-        ["4", "gpqa_diamond", "gpqa_diamond_cot_zeroshot", "198", "~297k", "6.36"],
-        ["5", "math", "hendrycks_math", "100", "of", "5000", "~60k", "6.23"],
-        ["6", "aime_2024", "aime24", "30", "~66k", "6.12"],
-        ["7", "gsm8k", "gsm8k_cot", "100", "of", "1319", "~130k", "6.06"],
+        ["1", "triviaqa", "triviaqa", "100", "of", "17944", "~6k", "12.64"],
+        ["2", "arc_challenge", "arc_challenge", "100", "of", "1172", "~16k", "11.99"],
+        ["3", "aime_2025", "aime25", "30", "~66k", "9.54"],
+        ["4", "mmlu", "mmlu", "800", "of", "14042", "~400k", "8.15"],
+        ["5", "gpqa_diamond", "gpqa_diamond_cot_zeroshot", "198", "~297k", "6.28"],
+        ["6", "math", "hendrycks_math", "100", "of", "5000", "~60k", "6.17"],
+        ["7", "aime_2024", "aime24", "30", "~66k", "6.12"],
+        ["8", "gsm8k", "gsm8k_cot", "400", "of", "1319", "~520k", "6.05"],
     ]
-    assert lines[9:] == [
-        "plan: 7 tasks (4 on a seeded random subset of their items), ~679k tokens, expected "
-        "MedAE 6.06",
+    assert lines[10:] == [
+        "plan: 8 tasks (5 on a seeded random subset of their items), ~1.4M tokens, expected "
+        "MedAE 6.05",
         "below the budget: no other task, and no more items, lowers the expected MedAE by "
         "0.05 or more",
         "run it and predict:",
@@ -145,14 +146,14 @@ def test_probes_budget_tokens_prints_the_plan(capsys: pytest.CaptureFixture[str]
     ]
     code, out, _ = cli(capsys, "probes", "--runnable", "lm-eval", "--budget-tokens", "2M", "--json")
     payload = json.loads(out)
-    assert payload["tokens"] == 679_000 and payload["budget_tokens"] == 2_000_000
-    assert payload["probes"][2] == {
+    assert payload["tokens"] == 1_431_000 and payload["budget_tokens"] == 2_000_000
+    assert payload["probes"][3] == {
         "benchmark": "mmlu",
         "task": "mmlu",
-        "items": 100,
+        "items": 800,
         "total_items": 14042,
-        "tokens": 50_000,
-        "expected_medae": pytest.approx(8.27, abs=0.005),
+        "tokens": 400_000,
+        "expected_medae": pytest.approx(8.15, abs=0.005),
     }
 
 
@@ -181,39 +182,32 @@ def test_run_runs_the_snapshots_plan_by_default(
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "plan: m with lm-eval (dummy), 9 probes, a probe plan by cost (6 tasks on seeded "
+        "plan: m with lm-eval (dummy), 9 probes, a probe plan by cost (5 tasks on seeded "
         "random subsets of their items, seed 0), files in r"
     )
     table = lines[lines.index(next(x for x in lines if x.startswith("benchmark "))) :][:10]
     assert [line.split()[:-3] for line in table[1:]] == [
+        ["triviaqa", "triviaqa", "100", "of", "17944", "0"],
+        ["arc_challenge", "arc_challenge", "100", "of", "1172", "0"],
         ["aime_2025", "aime25", "30", "0"],
-        ["winogrande", "winogrande", "100", "of", "1267", "0"],
-        ["mmlu", "mmlu", "100", "of", "14042", "0"],
+        ["mmlu", "mmlu", "800", "of", "14042", "0"],
         ["gpqa_diamond", "gpqa_diamond_cot_zeroshot", "198", "0"],
         ["math", "hendrycks_math", "100", "of", "5000", "0"],
         ["aime_2024", "aime24", "30", "0"],
-        ["gsm8k", "gsm8k_cot", "100", "of", "1319", "8"],
-        ["mmlu_pro", "mmlu_pro", "800", "of", "12032", "5"],
-        ["open_llm_bbh", "leaderboard_bbh", "800", "of", "5761", "3"],
+        ["gsm8k", "gsm8k_cot", "400", "of", "1319", "8"],
+        ["ifeval", "ifeval", "541", "0"],
     ]
     # cheaper than the five full tasks it replaced (~8.6M tokens: DEFAULT_BUDGET_TOKENS)
-    assert lines[-1] == "to run: 9 tasks, ~5.9M tokens, ~49 min at 2,000 tokens/s (estimates)"
+    assert lines[-1] == "to run: 9 tasks, ~2.2M tokens, ~18 min at 2,000 tokens/s (estimates)"
     names, items = ProbeBenchmarks.runnable_plan(bp, "lm_eval")
     assert [line.split()[0] for line in table[1:]] == list(names)
-    assert items == {
-        "winogrande": 100,
-        "mmlu": 100,
-        "math": 100,
-        "gsm8k": 100,
-        "mmlu_pro": 800,
-        "open_llm_bbh": 800,
-    }
+    assert items == {"triviaqa": 100, "arc_challenge": 100, "mmlu": 800, "math": 100, "gsm8k": 400}
     assert DEFAULT_BUDGET_TOKENS == 8_600_000
     # a budget of one's own: the plan within it, chosen now
     code, out, _ = cli(
         capsys, "run", "m", "--model-type", "dummy", "--dry-run", "--budget-tokens", "2M"
     )
-    assert code == 0 and out.splitlines()[0].startswith("plan: m with lm-eval (dummy), 7 probes")
+    assert code == 0 and out.splitlines()[0].startswith("plan: m with lm-eval (dummy), 8 probes")
     code, _, err = cli(
         capsys, "run", "m", "--model-type", "dummy", "--probes", "mmlu", "--budget-tokens", "2M"
     )

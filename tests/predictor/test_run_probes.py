@@ -414,8 +414,8 @@ def test_probes_runnable_chooses_among_tasks_the_tool_can_run(tmp_path: Path) ->
 
     # the five a greedy search picks among what lm-eval runs (one GPQA of the three: they
     # share questions); `run` runs the probe plan by cost instead (test_probe_budget.py)
-    greedy = ("gpqa_diamond", "mmlu", "aime_2024", "mmlu_pro", "math_500")
-    chat_greedy = ("gpqa_diamond", "open_llm_math_lvl5", "mmlu_pro", "aime_2024", "aime_2025")
+    greedy = ("gpqa_diamond", "mmlu", "aime_2025", "math_500", "hellaswag")
+    chat_greedy = ("gpqa_diamond", "bigbench_hard", "aime_2025", "math", "aime_2024")
     env = run_environment(tmp_path, tmp_path)
     plain = run_cli(["probes", "--runnable", "lm-eval", "--json"], env, tmp_path)
     assert plain.returncode == 0, plain.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""Issue 41: what `track --mlflow/--wandb` logs is named so a dashboard reads it:
+"""What `track --mlflow/--wandb` logs is named so a dashboard reads it:
 `predicted/<benchmark>` with `/low` and `/high`, `observed/<benchmark>` for the checkpoint's
 own scores, the snapshot pin as a param. Read back with MLflow's own client from a real
 sqlite store (the full runs, W&B offline included, are in test_track_export.py)."""

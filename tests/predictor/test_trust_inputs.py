@@ -203,10 +203,10 @@ def test_a_looser_match_only_picks_among_the_open_ids() -> None:
 # ------------------------------------------------------------------------- cost overrides
 def test_cost_overrides_resolve_names(bp: BenchPress) -> None:
     plain = bp.select_probes(k=2, targets="chat", budget=3)
-    assert plain.benchmarks == ["mmlu_pro", "hmmt_feb_2025"]
-    priced = bp.select_probes(k=2, targets="chat", costs={"MMLU-Pro": 1000}, budget=3)
-    assert "mmlu_pro" not in priced.benchmarks  # the display name priced it out
-    assert priced.to_frame().row(0, named=True)["benchmark"] == "gpqa_main"
+    assert plain.benchmarks == ["aime_2025", "open_llm_mmlu_pro"]
+    priced = bp.select_probes(k=2, targets="chat", costs={"AIME 2025": 1000}, budget=3)
+    assert "aime_2025" not in priced.benchmarks  # the display name priced it out
+    assert priced.to_frame().row(0, named=True)["benchmark"] == "livebench"
 
 
 @pytest.mark.parametrize(

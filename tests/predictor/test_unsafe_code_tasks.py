@@ -73,13 +73,13 @@ def test_the_lm_eval_line_confirms_code_tasks_and_only_those() -> None:
 
 
 def test_next_prints_the_confirmed_line_for_humaneval(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["next", "--scores", "gpqa_diamond=70,mmlu_pro=75", "--targets", "coding_assistant"]
+    argv = ["next", "--scores", "gpqa_diamond=70,mmlu_pro=75", "--targets", "humaneval,mbpp_plus"]
     assert main([*argv, "--store", STORE, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert "humaneval" in [r["benchmark"] for r in doc["rows"]]
     line = doc["commands"]["lm_eval"]
     assert line.startswith("HF_ALLOW_CODE_EVAL=1 lm_eval ")
-    assert line.endswith(" --confirm_run_unsafe_code") and "--tasks humaneval " in line
+    assert line.endswith(" --confirm_run_unsafe_code") and "--tasks humaneval," in line
 
 
 @pytest.mark.slow

@@ -23,24 +23,26 @@ BIN = Path(sys.executable).parent / "benchpress"
 RUN_TIMEOUT = 300
 # the bundled snapshot's default runnable plans (predictor.trust.probe_sets.PINNED)
 LM_EVAL_PROBES = (
+    "triviaqa",
+    "arc_challenge",
     "aime_2025",
-    "winogrande",
     "mmlu",
     "gpqa_diamond",
     "math",
     "aime_2024",
     "gsm8k",
-    "mmlu_pro",
-    "open_llm_bbh",
+    "ifeval",
 )
 CHAT_PROBES = (
-    "aime_2025",
     "triviaqa",
+    "aime_2025",
     "arc_challenge",
     "gpqa_diamond",
     "math",
     "aime_2024",
     "open_llm_ifeval",
+    "bigbench_hard",
+    "mmlu_pro",
 )
 EXPECTED_SCORE = 62.5  # 5 of the 8 items (the module docstring)
 

@@ -382,7 +382,7 @@ def test_track_prints_each_checkpoint_as_predict_does(
             f"{predicted[b].score:.1f} ({predicted[b].low:.1f}-{predicted[b].high:.1f})"
             for b in TARGETS
         ]
-        # each score with the file's standard error, as the fold-in takes it (issue 40)
+        # each score with the file's standard error, as the fold-in takes it
         probes = {
             b: (score, stderr)
             for b, score, stderr in zip(
@@ -438,7 +438,7 @@ def test_a_criterion_on_an_observed_score_takes_it_as_a_measurement(
 ) -> None:
     """open_llm_mmlu_pro is scored at every checkpoint (35.5 at step 300, the file's standard
     error 1.2 points): `>=35` there is P(35.5 + 1.2 Z >= 35) = Phi(0.5 / 1.2) = 0.66, not a
-    certain pass, and the answer says which noise it took (issue 40)."""
+    certain pass, and the answer says which noise it took."""
     from statistics import NormalDist
 
     require = "open_llm_mmlu_pro>=35"

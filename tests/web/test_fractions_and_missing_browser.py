@@ -1,4 +1,4 @@
-"""Issue 41 on the page, in headless Chromium: scores typed as fractions are converted to
+"""On the page, in headless Chromium: scores typed as fractions are converted to
 percent and the page says so; a probe the snapshot has too few scores to use is left out, the
 page says which and why, and the other probes still predict. Screenshots go to
 test-artifacts/web/."""
@@ -43,7 +43,7 @@ def test_an_unusable_probe_is_left_out_with_a_warning_on_the_page(
     warning = browser.find_element("id", "predict-warning")
     wait(browser, lambda d: warning.is_displayed(), "left-out warning")
     assert warning.text.startswith(
-        "mt_bench: too few scores in snapshot 2026.12.07.2 to be used as a probe, left out; "
+        "mt_bench: too few scores in snapshot 2026.12.07.3 to be used as a probe, left out; "
         "predicting from the other 2 (gpqa_diamond, mmlu_pro)"
     )
     assert wait(browser, lambda d: _score(d, "gpqa_diamond"), "gpqa_diamond row") == "80"

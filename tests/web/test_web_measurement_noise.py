@@ -1,5 +1,5 @@
 """`/api/predict` takes a probe's standard error (`mmlu_pro=74±1.5`, or `[74, 1.5]` in JSON)
-over real HTTP and answers as the Python API does (issue 40)."""
+over real HTTP and answers as the Python API does."""
 
 from __future__ import annotations
 

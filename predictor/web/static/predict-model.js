@@ -165,23 +165,21 @@ function snapshotProvenance(scores) {
       ),
     );
   });
+  return provenanceTable("provenance-table", ["Source", "Fetched", "Payload sha256"], rows);
+}
+
+/** A provenance table: the probe, benchmark and score columns, then `more` headings. */
+function provenanceTable(cls, more, rows) {
+  const head = [
+    el("th", { text: "Probe" }),
+    el("th", { text: "Benchmark" }),
+    el("th", { class: "num", text: "Score" }),
+    ...more.map((text) => el("th", { text })),
+  ];
   return el(
     "table",
-    { class: "data compact provenance-table" },
-    el(
-      "thead",
-      {},
-      el(
-        "tr",
-        {},
-        el("th", { text: "Probe" }),
-        el("th", { text: "Benchmark" }),
-        el("th", { class: "num", text: "Score" }),
-        el("th", { text: "Source" }),
-        el("th", { text: "Fetched" }),
-        el("th", { text: "Payload sha256" }),
-      ),
-    ),
+    { class: `data compact ${cls}` },
+    el("thead", {}, el("tr", {}, ...head)),
     el("tbody", {}, rows),
   );
 }
@@ -229,25 +227,10 @@ function privateProvenance(scores) {
       el("td", { class: "prov-when" }, when),
     );
   });
-  return el(
-    "table",
-    { class: "data compact provenance-table private-provenance" },
-    el(
-      "thead",
-      {},
-      el(
-        "tr",
-        {},
-        el("th", { text: "Probe" }),
-        el("th", { text: "Benchmark" }),
-        el("th", { class: "num", text: "Score" }),
-        el("th", { text: "Tool" }),
-        el("th", { text: "Task (metric)" }),
-        el("th", { text: "File · sha256" }),
-        el("th", { text: "Evaluated" }),
-      ),
-    ),
-    el("tbody", {}, rows),
+  return provenanceTable(
+    "provenance-table private-provenance",
+    ["Tool", "Task (metric)", "File · sha256", "Evaluated"],
+    rows,
   );
 }
 
