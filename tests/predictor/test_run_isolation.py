@@ -92,8 +92,9 @@ def test_a_task_past_its_deadline_is_killed_and_the_others_go_on(
     dripped, *others = completions(dripping)
     assert dripped.status is None  # never answered whole: the task's process was killed
     # the next task began soon after the kill (its process starting, slow on a loaded
-    # machine), not after the drip (minutes)
-    assert 3 <= others[0].started - dripped.started < 3 + 90
+    # machine), not after the drip (minutes); the 3 s count from the task's start, before its
+    # first request, so the gap between the two requests may be a little under 3 s
+    assert 0 < others[0].started - dripped.started < 3 + 90
     out = tmp_path / "runs" / "d"
     assert sorted(p.parent.name for p in out.rglob("results_*.json")) == ["bp_probe_mmlu"]
     assert not (out / ".staging").exists()  # the killed task's staging folder went too

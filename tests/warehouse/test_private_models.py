@@ -221,8 +221,10 @@ def test_a_private_model_is_a_reference_model_by_name(benchpress_home: Path, bp)
     assert mine["mmlu_pro"]["reference_score"] == 71.0
     assert mine["mmlu_pro"]["reference_observed"] is True
     assert mine["gpqa_diamond"]["reference_score"] == 62.0
-    folded = bp.predict(stored, targets=["hle"])["hle"]
+    # folded in from its stored scores with their stored standard errors (1.5 each)
+    folded = bp.predict({b: (v, 1.5) for b, v in stored.items()}, targets=["hle"])["hle"]
     assert mine["hle"]["reference_score"] == pytest.approx(folded.score)
+    assert folded.score != pytest.approx(bp.predict(stored, targets=["hle"])["hle"].score)
     assert mine["hle"]["reference_observed"] is False
     # P(new better) on a predicted cell uses the private model's interval too
     assert 0.0 < mine["hle"]["p_new_better"] < 1.0
