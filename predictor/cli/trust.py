@@ -514,21 +514,24 @@ def probes_arguments(probes: argparse.ArgumentParser) -> None:
     )
     probes.add_argument("--targets", help=TARGETS_HELP)
     probes.add_argument("--allow", help="benchmarks allowed as probes: name,name,...")
-    probes.add_argument(
-        "--runnable",
-        choices=[h.name for h in harnesses()],
-        help="choose only among benchmarks this tool has a task for (what `benchpress run` "
-        "can run)",
+    add_runnable_options(
+        probes,
+        "choose only among benchmarks this tool has a task for (what `benchpress run` can run)",
     )
-    probes.add_argument(
+    add_snapshot_options(probes)
+    add_progress_option(probes)
+    probes.set_defaults(func=cmd_probes)
+
+
+def add_runnable_options(parser: argparse.ArgumentParser, runnable_help: str) -> None:
+    """`--runnable TOOL` and the `--model-type` it is run on (`probes`, `next`)."""
+    parser.add_argument("--runnable", choices=[h.name for h in harnesses()], help=runnable_help)
+    parser.add_argument(
         "--model-type",
         metavar="TYPE",
         help="with --runnable: the model type to run them on; a chat endpoint "
         "(local-chat-completions, openai-chat-completions, ...) gets only generative tasks",
     )
-    add_snapshot_options(probes)
-    add_progress_option(probes)
-    probes.set_defaults(func=cmd_probes)
 
 
 def next_arguments(nxt: argparse.ArgumentParser) -> None:
@@ -543,17 +546,10 @@ def next_arguments(nxt: argparse.ArgumentParser) -> None:
     nxt.add_argument("--budget", type=positive_float, help="largest cost of one benchmark")
     nxt.add_argument("--top", type=positive_int, default=5, help="rows to show (default 5)")
     nxt.add_argument("--level", type=interval_level, default=0.9, help=LEVEL_HELP)
-    nxt.add_argument(
-        "--runnable",
-        choices=[h.name for h in harnesses()],
-        help="recommend only benchmarks this tool has a task for (what `benchpress run` can "
-        "run), as `probes --runnable` chooses",
-    )
-    nxt.add_argument(
-        "--model-type",
-        metavar="TYPE",
-        help="with --runnable: the model type to run them on; a chat endpoint "
-        "(local-chat-completions, openai-chat-completions, ...) gets only generative tasks",
+    add_runnable_options(
+        nxt,
+        "recommend only benchmarks this tool has a task for (what `benchpress run` can run), "
+        "as `probes --runnable` chooses",
     )
     add_snapshot_options(nxt)
     nxt.set_defaults(func=cmd_next)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from predictor.harnesses import get_harness
 from predictor.names.resolve import UnknownNameError
 
 # Explicit costs for well-known expensive suites (agent loops in sandboxes, human-vote Elo).
@@ -61,6 +62,17 @@ NOT_RUNNABLE = frozenset(
         "webdev_arena",
     }
 )
+
+
+def tool_runs(runnable: str, chat: bool = False) -> frozenset[str]:
+    """Benchmarks tool `runnable` has a task for (`chat`: one that only generates, what a chat
+    endpoint runs) that does not execute the model's code (`task_facts.RUNS_MODEL_CODE`):
+    what `probes --runnable` and `next --runnable` choose among."""
+    harness = get_harness(runnable, "runnable")
+    tasks = harness.runnable_tasks(chat)
+    return frozenset(b for b, task in tasks.items() if not harness.runs_model_code(task))
+
+
 USD_PER_STANDARD_RUN = 10.0
 MIN_COST, MAX_COST = 0.25, 50.0
 MIN_COST_REPORTS = 10  # runs behind a source's median cost before it replaces the default

@@ -21,7 +21,13 @@ import polars as pl
 
 from predictor.fitted_matrix import FittedMatrix
 from predictor.harnesses import get_harness, harnesses, task_columns
-from predictor.trust.costs import MIN_COST_REPORTS, NOT_RUNNABLE, BudgetError, resolve_costs
+from predictor.trust.costs import (
+    MIN_COST_REPORTS,
+    NOT_RUNNABLE,
+    BudgetError,
+    resolve_costs,
+    tool_runs,
+)
 from predictor.trust.profiles import resolve_targets
 
 
@@ -84,14 +90,9 @@ def _label(runnable: str) -> str:
 
 def _can_run(bp: FittedMatrix, runnable: str | None, chat: bool) -> np.ndarray:
     """Per fitted benchmark: one the team can run (not `NOT_RUNNABLE`) and, with `runnable`,
-    one that tool has a task for that does not run the model's code: the benchmarks
-    `probes.runnable_benchmarks` offers `select_probes(runnable=)` (not imported: `probes`
-    imports this module)."""
-    tool = None
-    if runnable is not None:
-        harness = get_harness(runnable, "runnable")
-        tasks = harness.runnable_tasks(chat)
-        tool = {b for b, task in tasks.items() if not harness.runs_model_code(task)}
+    one that tool has a task for that does not run the model's code (`costs.tool_runs`, as
+    `probes.runnable_benchmarks` offers them)."""
+    tool = None if runnable is None else tool_runs(runnable, chat)
     return np.array(
         [b not in NOT_RUNNABLE and (tool is None or b in tool) for b in bp.fit_benchmarks_],
         dtype=bool,

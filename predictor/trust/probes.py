@@ -28,7 +28,7 @@ from predictor.fitted_matrix import FittedMatrix
 from predictor.harnesses import get_harness, harnesses, task_columns
 from predictor.methods.base import Completer
 from predictor.methods.registry import default_completer
-from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs
+from predictor.trust.costs import NOT_RUNNABLE, BudgetError, resolve_costs, tool_runs
 from predictor.trust.next_benchmark import benchmark_costs
 from predictor.trust.profiles import resolve_targets
 from predictor.trust.target_weights import source_row_weights
@@ -407,9 +407,7 @@ def runnable_benchmarks(bp: FittedMatrix, runnable: str, chat: bool = False) -> 
     """Fitted benchmarks with a mapped task of tool `runnable` (`chat`: a task that only
     generates, the kind a chat endpoint runs), in the snapshot's column order; not those
     whose task executes the model's code (`task_facts.RUNS_MODEL_CODE`)."""
-    harness = get_harness(runnable, "runnable")
-    tasks = harness.runnable_tasks(chat)
-    runs = {b for b, task in tasks.items() if not harness.runs_model_code(task)}
+    runs = tool_runs(runnable, chat)
     return [b for b in bp.fit_benchmarks_ if b in runs and b not in NOT_RUNNABLE]
 
 
