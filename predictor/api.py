@@ -1064,7 +1064,9 @@ class BenchPress:
         `known_scores` as `predict` takes them (a mapping, a results frame, files); `model`
         (the model's name, or the one to pick from the files), `family`, `release_date` and
         `allow_limited` as in `predict`."""
-        known, _, name = self._scores_and_units(known_scores, model, allow_limited)
+        known, units_known, name = self._scores_and_units(known_scores, model, allow_limited)
+        if units_known:  # converted from the files' own units: never fractions
+            kwargs["convert_fractions"] = False
         return what_to_run_next(self, known, targets, budget, top, model=name, **kwargs)
 
     def suspicious_scores(self, threshold=3.5):
@@ -1084,6 +1086,7 @@ class BenchPress:
         release_date: str | date | datetime | None = None,
         base: str | None = None,
         handle_missing: str = "interpolate",
+        convert_fractions: bool = True,
     ) -> tuple[list[str], np.ndarray]:
         """(fitted benchmarks, (n, benchmarks) array): joint predictive draws of a new model.
 
@@ -1097,8 +1100,10 @@ class BenchPress:
         `predict`, they weigh less in the fold-in; `predictor.tracking.checkpoints` draws
         their measurement noise for criteria); every draw is clipped to its benchmark's
         valid range (`in_range`). Seeded: the same arguments give the same draws. A probe
-        the fit cannot use is left out or refused as `handle_missing` says (`predict`)."""
-        row, stderr = self.probe_rows(split_probes(self, probe_scores, handle_missing))
+        the fit cannot use is left out or refused as `handle_missing` says, and fractions
+        are converted as `convert_fractions` says (`predict`)."""
+        probes = split_probes(self, probe_scores, handle_missing)
+        row, stderr = self.probe_rows(probes, warn_fractions=convert_fractions)
         _, features, group = self.side_for(model, family, release_date, base)
         try:
             draws = self.completer_.fold_in_draws(

@@ -9,9 +9,7 @@ gave is printed above the answer by `predictor.cli.output.print_inputs`."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +20,6 @@ from predictor.names.resolve import UnknownNameError
 from predictor.results import parse_overrides
 from predictor.results.inputs import ResultInputs, summarise
 from predictor.results.limited import limited_checked
-from predictor.values import FractionScoresWarning
 
 
 def _benchmark_not_model(
@@ -180,15 +177,3 @@ def fractions_possible(inputs: ResultInputs | None, extra: Scores | None) -> boo
     `convert_fractions`): not when every one was converted from the unit its file states
     (lm-eval, Inspect, EEE, HELM), where a score under 1 is a model's real score."""
     return not (inputs is not None and inputs.units_known and not extra)
-
-
-@contextlib.contextmanager
-def fractions_checked(
-    inputs: ResultInputs | None, extra: dict[str, float] | None
-) -> Iterator[None]:
-    """The warning about fractions given as percentages, only where it can be true: scores
-    converted from the units lm-eval, Inspect, EEE or HELM files state cannot be."""
-    with warnings.catch_warnings():
-        if inputs is not None and inputs.units_known and not extra:
-            warnings.simplefilter("ignore", FractionScoresWarning)
-        yield

@@ -16,7 +16,7 @@ from predictor.cli.inputs import (
     benchmark_names,
     check_distinct_benchmarks,
     command_scores,
-    fractions_checked,
+    fractions_possible,
     print_benchmark_names,
     read_from,
 )
@@ -388,18 +388,18 @@ def cmd_next(args: argparse.Namespace) -> int:
     given = command_scores(args, "known")
     bp, inputs, extra, replaced = given.bp, given.inputs, given.extra, given.replaced
     side_used = bp.side_for(**given.side)[0]
-    with fractions_checked(inputs, extra):
-        frame = what_to_run_next(
-            bp,
-            given.scores,
-            targets=target_names(args.targets),
-            budget=args.budget,
-            top=args.top,
-            level=args.level,
-            runnable=None if harness is None else harness.id,
-            chat=chat,
-            **given.side,
-        )
+    frame = what_to_run_next(
+        bp,
+        given.scores,
+        targets=target_names(args.targets),
+        budget=args.budget,
+        top=args.top,
+        level=args.level,
+        runnable=None if harness is None else harness.id,
+        chat=chat,
+        convert_fractions=fractions_possible(inputs, extra),
+        **given.side,
+    )
     again = from_args(args) + (["--scores", args.scores] if args.scores is not None else [])
     steps = next_steps(
         frame["benchmark"].to_list(),

@@ -114,6 +114,7 @@ def what_to_run_next(
     base: str | None = None,
     runnable: str | None = None,
     chat: bool = False,
+    convert_fractions: bool = True,
 ) -> pl.DataFrame:
     """Unobserved benchmarks ranked by expected target-width reduction per unit cost (those a
     team can run: not `costs.NOT_RUNNABLE`; they can still be targets).
@@ -131,10 +132,11 @@ def what_to_run_next(
     reduction_per_cost, and a task column per harness, lm_eval_task and inspect_task (the
     tool task that runs the benchmark, None when none is known; `predictor.harnesses`).
     `model`, `family`,
-    `release_date` and `base`: the model's side information, as in `BenchPress.predict`.
+    `release_date` and `base`: the model's side information, and `convert_fractions`, as in
+    `BenchPress.predict`.
     """
     _check_top(top)
-    row, stderr = bp.probe_rows(known_scores)
+    row, stderr = bp.probe_rows(known_scores, warn_fractions=convert_fractions)
     _, features, group = bp.side_for(model, family, release_date, base)
     side = {"features": features, "group": group}
     noise = bp.fold_in_noise(row, stderr)  # known scores noisier than published ones

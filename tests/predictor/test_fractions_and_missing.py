@@ -194,3 +194,80 @@ def test_cli_predict_leaves_it_out_or_refuses_with_handle_missing(capsys) -> Non
     )
     code, _, err = cli(capsys, "predict", *scores, "--handle-missing", "drop")
     assert code == 2 and "invalid choice: 'drop' (choose from 'interpolate', 'error')" in err
+
+
+# --------------------------------------- scores under 1% from a results file stay as they are
+EARLY = {"humaneval": ("pass@1,create_test", 0.006), "aime25": ("exact_match,none", 0.0)}
+
+
+@pytest.fixture
+def early_checkpoint(tmp_path, monkeypatch) -> str:
+    """An early checkpoint's lm-eval file: HumanEval 0.6% (below any model in the snapshot,
+    2.4) and AIME 2025 0%. Every score lies in 0-1 as percent, but the file states fractions:
+    converting again would read HumanEval as 60%."""
+    import json
+
+    from tests.warehouse.test_track import lm_eval_results
+
+    doc = lm_eval_results(
+        "team/run-b/checkpoint-50",
+        {task: value for task, (_, value) in EARLY.items()},
+        metrics={task: key for task, (key, _) in EARLY.items()},
+    )
+    path = tmp_path / "ckpts" / "step-50" / "results_2026-02-01T10-00-00.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return "ckpts/step-*/results_*.json"
+
+
+def test_predict_next_and_draws_keep_a_files_scores_under_one_percent(
+    bp: BenchPress, early_checkpoint: str
+) -> None:
+    as_read = {"humaneval": (0.6, 1.2), "aime_2025": (0.0, 1.2)}  # the file's stderr 0.012
+    model = "team/run-b/checkpoint-50"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FractionScoresWarning)
+        predicted = bp.predict(early_checkpoint)
+        ranked = bp.what_to_run_next(early_checkpoint, targets=["humaneval_plus"], top=3)
+    assert predicted["humaneval"].score == pytest.approx(0.6)
+    exact = bp.predict(as_read, convert_fractions=False, model=model)
+    assert predicted["humaneval_plus"].score == pytest.approx(exact["humaneval_plus"].score)
+    expected = bp.what_to_run_next(
+        as_read, targets=["humaneval_plus"], top=3, convert_fractions=False, model=model
+    )
+    assert ranked.equals(expected)
+    typed = {"humaneval": 0.6, "aime_2025": 0.0}  # typed by hand, the same numbers are fractions
+    with pytest.warns(FractionScoresWarning, match="converted to percent"):
+        converted = bp.predict(typed, model=model)
+    assert converted["humaneval"].score == 60.0
+    benchmarks, draws = bp.predictive_draws(as_read, n=400, convert_fractions=False, model=model)
+    assert draws[:, benchmarks.index("humaneval")] == pytest.approx(0.6)
+
+
+def test_track_and_next_from_files_keep_scores_under_one_percent(
+    benchpress_home, early_checkpoint: str, capsys
+) -> None:
+    """Converted again, the file's standard error of 1.2 points became 120 and track refused
+    the checkpoint; HumanEval would have been read as 60%."""
+    import json
+
+    code, out, err = cli(capsys, "track", "run-b", "--from", early_checkpoint, "--require",
+                         "humaneval_plus>=30", "--targets", "humaneval_plus", "--json")  # fmt: skip
+    assert (code, err) == (0, "")
+    checkpoint = json.loads(out)["checkpoints"][0]
+    assert checkpoint["probes"] == {"humaneval": 0.6, "aime_2025": 0.0}
+    [shown] = checkpoint["predictions"]
+    expected = BenchPress.load().predict(
+        {"humaneval": (0.6, 1.2), "aime_2025": (0.0, 1.2)}, model="run-b", convert_fractions=False
+    )["humaneval_plus"]
+    assert (shown["score"], shown["low"]) == pytest.approx((expected.score, expected.low))
+    code, out, err = cli(capsys, "next", "--from", early_checkpoint, "--targets",
+                         "humaneval_plus", "--json")  # fmt: skip
+    assert (code, err) == (0, "")
+    first = json.loads(out)["rows"][0]
+    as_read = {"humaneval": (0.6, 1.2), "aime_2025": (0.0, 1.2)}
+    known = BenchPress.load().predict(
+        as_read, model="team/run-b/checkpoint-50", convert_fractions=False
+    )
+    assert first["predicted"] == pytest.approx(known[first["benchmark"]].score)

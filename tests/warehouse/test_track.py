@@ -46,11 +46,14 @@ def real_results() -> dict:
     return json.loads(LM_EVAL_FILE.read_text(encoding="utf-8"))
 
 
-def lm_eval_results(model: str, values: dict[str, float]) -> dict:
-    """An lm-eval results document: the vendored real file with our tasks' results."""
+def lm_eval_results(
+    model: str, values: dict[str, float], metrics: dict[str, str] | None = None
+) -> dict:
+    """An lm-eval results document: the vendored real file with our tasks' results (each
+    task's metric key from `metrics`, else from TASKS)."""
     doc = copy.deepcopy(real_results())
     template = next(iter(doc["configs"].values()))
-    metrics = {task: TASKS[task][0] for task in values}
+    metrics = {task: (metrics or {}).get(task) or TASKS[task][0] for task in values}
     doc["results"] = {
         task: {"alias": task, key: value, key.replace(",", "_stderr,"): 0.012}
         for (task, value), key in zip(values.items(), metrics.values(), strict=True)

@@ -531,9 +531,13 @@ def cmd_track(args: argparse.Namespace) -> int:
             inputs.append(found)
             # each score with its standard error (the file's, or binomial on its items)
             scores = found.measured
-            predictions.append(bp.predict(scores, level=args.level, targets=shown, **side))
+            # converted from the files' own units: a score under 1% is not a fraction
+            given = {**side, "convert_fractions": not found.units_known}
+            predictions.append(bp.predict(scores, level=args.level, targets=shown, **given))
             if criteria:
-                benchmarks, draws = bp.predictive_draws(scores, n=N_DRAWS, level=args.level, **side)
+                benchmarks, draws = bp.predictive_draws(
+                    scores, n=N_DRAWS, level=args.level, **given
+                )
                 noise = _criteria_noise(bp, found, criteria)
                 noises.append(noise)
                 measured = {b: (found.scores[b], n.sd) for b, n in noise.items()}
