@@ -511,8 +511,9 @@ class KnownComparison:
         return 1.0 + sum(r.p_matrix[(e.name, self.name)] for e in r.order if e.name != self.name)
 
     def summary(self) -> str:
+        count = len(self.rankings[0].order) - 1
         lines = [
-            f"{self.name} among {len(self.rankings[0].order) - 1} reference models "
+            f"{self.name} among {count} reference model{'' if count == 1 else 's'} "
             f"({int(round(self.level * 100))}% intervals):"
         ]
         lines += [f"  reference {note}" for note in self.notes]
@@ -525,8 +526,14 @@ class KnownComparison:
             names = [e.name for e in r.order]
             k = names.index(self.name)
             new = r.order[k]
+            # a probe is the model's own measurement: no interval to show
+            shown = (
+                f"observed {new.score:.1f}"
+                if new.observed
+                else f"predicted {new.score:.1f} [{new.low:.1f}, {new.high:.1f}]"
+            )
             lines.append(
-                f"  {r.benchmark}: predicted {new.score:.1f} [{new.low:.1f}, {new.high:.1f}], "
+                f"  {r.benchmark}: {shown}, "
                 f"rank {k + 1} of {len(names)} (expected {self._expected_rank(r):.1f})"
             )
             for e in r.order:

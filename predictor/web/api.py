@@ -315,14 +315,17 @@ def _column(bench: BenchPress, model_id: str, level: float) -> dict[str, dict[st
     return _folded_cells(bench, model_id, level) if cells is None else cells
 
 
-def _variants(bench: BenchPress, name: str) -> list[str] | None:
-    """The ids an ambiguous model name could mean (`o3`: o3-high, o3@low, ...); None for a
-    name that is not ambiguous."""
+def _unresolved(bench: BenchPress, name: str) -> tuple[str, list[str]] | None:
+    """("ambiguous", the ids the name could mean: `o3` gives o3-high, o3@low, ...) or
+    ("unknown", the close matches of a misspelt name); None when the name resolves (or is
+    not a model name at all)."""
     try:
         bench.resolve_model(name)
     except AmbiguousNameError as exc:
-        return list(exc.suggestions)
-    except (UnknownNameError, TypeError):
+        return "ambiguous", list(exc.suggestions)
+    except UnknownNameError as exc:
+        return "unknown", list(exc.suggestions)
+    except TypeError:
         return None
     return None
 
@@ -330,31 +333,39 @@ def _variants(bench: BenchPress, name: str) -> list[str] | None:
 def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
     """Known models side by side: observed scores, and the fit's completion elsewhere, with
     each model's P(best), expected rank and P(A > B) (`predictor.web.standings`). An
-    ambiguous name is listed under `ambiguous` with the ids it could mean, the other models
-    compared without it."""
+    ambiguous name is listed under `ambiguous` with the ids it could mean, a misspelt one
+    under `unknown` with its close matches, the other models compared without them (a link
+    with one typo still compares the rest); when every name is unknown, the first one's
+    error."""
     params.check_allowed(query, ["version", "models", "benchmarks", "level"], "/api/compare")
     bench = _bench(catalog, query)
     level = params.level(query)
     model_ids: list[str] = []
     own: dict[str, PrivateModel] = {}  # private models asked for, by their `private:` id
     team: list[PrivateModel] | None = None  # read once, when a name needs it
-    ambiguous: list[dict[str, Any]] = []
+    left_out: dict[str, list[dict[str, Any]]] = {"ambiguous": [], "unknown": []}
+    first_error: ApiError | None = None
     for name in params.names(query, "models", required=True):
         if private.explicit(name) and team is None:
             team = catalog.private_models()
         try:
             found = _known_model(catalog, bench, name, private_models=team)
-        except ApiError:
-            variants = _variants(bench, name)
-            if variants is None:
+        except ApiError as exc:
+            unresolved = _unresolved(bench, name)
+            if unresolved is None:
                 raise
-            ambiguous.append({"name": name, "variants": variants})
+            kind, ids = unresolved
+            left_out[kind].append({"name": name, "variants": ids})
+            if kind == "unknown":
+                first_error = first_error or exc
             continue
         if isinstance(found, PrivateModel):
             own[private.model_id(found)] = found
             found = private.model_id(found)
         if found not in model_ids:
             model_ids.append(found)
+    if not model_ids and not left_out["ambiguous"] and first_error is not None:
+        raise first_error  # nothing to compare and nothing to choose from
     chosen = params.names(query, "benchmarks")
     benchmark_ids = (
         list(dict.fromkeys(_resolve(bench.resolve_benchmark, b) for b in chosen))
@@ -393,7 +404,7 @@ def compare(catalog: Catalog, query: Params) -> dict[str, Any]:
         "benchmarks": [_benchmark_row(bench, b) for b in benchmark_ids],
         "rows": [{**row, **odds} for row, odds in zip(rows, row_odds, strict=True)],
         "overall": across,
-        "ambiguous": ambiguous,
+        **left_out,
     }
 
 

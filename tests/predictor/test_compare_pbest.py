@@ -197,6 +197,9 @@ def test_api_compare_gives_p_best_expected_rank_the_matrix_and_ambiguous_variant
     assert across["benchmarks"] == ["gpqa_diamond", "mmlu_pro", "swe_bench_verified"]
     assert sum(across["p_best"]) == pytest.approx(1.0)
     assert sum(across["expected_rank"]) == pytest.approx(6.0)
-    # an unknown name still fails the request, naming it
+    # an unknown name is left out and listed, naming it; alone it fails the request
+    partly = handle(catalog, "/api/compare", {"models": "gpt-5,nobody"})
+    assert [m["model_id"] for m in partly["models"]] == ["gpt-5"]
+    assert [u["name"] for u in partly["unknown"]] == ["nobody"]
     with pytest.raises(ApiError, match="unknown model 'nobody'"):
-        handle(catalog, "/api/compare", {"models": "gpt-5,nobody"})
+        handle(catalog, "/api/compare", {"models": "nobody"})

@@ -46,7 +46,16 @@ def test_repeated_reference_models_count_once(bp: BenchPress, references) -> Non
     once = bp.compare_with_known_models(PROBES, ["claude-3-opus"], targets="chat")
     assert result.to_frame().equals(once.to_frame())
     assert result.to_frame()["reference_model"].unique().to_list() == ["claude-3-opus"]
-    assert result.summary().startswith("new model among 1 reference models (90% intervals):")
+    assert result.summary().startswith("new model among 1 reference model (90% intervals):")
+
+
+def test_a_probe_is_shown_as_observed_without_an_interval(bp: BenchPress) -> None:
+    result = bp.compare_with_known_models(
+        {**PROBES, "mmlu_pro": 74}, ["gpt-4o"], targets=["mmlu_pro"]
+    )
+    lines = result.summary().splitlines()
+    assert lines[1] == "  mmlu_pro: observed 74.0, rank 2 of 2 (expected 1.9)"
+    assert lines[2] == "      vs gpt-4o (75.8, observed): P(better) = 0.10"
 
 
 def test_repeats_are_dropped_keeping_the_first_order(bp: BenchPress) -> None:

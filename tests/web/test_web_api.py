@@ -291,7 +291,11 @@ def test_compare_known_models(app: RunningApp, bp: BenchPress) -> None:
     assert [b["benchmark_id"] for b in every["benchmarks"]] == bp.fit_benchmarks_
     predicted = [v for r in every["rows"] for v in r["values"] if not v["observed"]]
     assert predicted and all(v["low"] <= v["score"] <= v["high"] for v in predicted)
-    bad = app.get("/api/compare?models=gpt-5.2,nobody")
+    # an unknown name is listed with its close matches, the others compared; alone, refused
+    partly = app.get("/api/compare?models=gpt-5.2,nobody").json()
+    assert [m["model_id"] for m in partly["models"]] == ["gpt-5.2"]
+    assert [u["name"] for u in partly["unknown"]] == ["nobody"]
+    bad = app.get("/api/compare?models=nobody")
     assert bad.status == 400 and bad.json()["error"].startswith("unknown model 'nobody'")
     assert app.get("/api/compare").json() == {
         "error": "parameter 'models' is required (comma-separated names)"

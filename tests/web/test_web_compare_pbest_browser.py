@@ -129,3 +129,41 @@ def test_a_long_model_name_keeps_the_compare_table_whole_at_1400px(
         assert header == [LONG_NAME]
     finally:
         browser.set_window_size(size["width"], size["height"])
+
+
+def test_a_misspelt_name_in_a_link_is_offered_its_matches_and_the_others_compared(
+    app: RunningApp, browser: Any
+) -> None:
+    """`claude-sonet-4` in a shared link: before, the whole comparison was refused and an
+    empty card shown; now the two other models are compared and the close matches offered."""
+    query = "models=gpt-4o,o3-high,claude-sonet-4&benchmarks=gpqa_diamond,mmlu_pro"
+    api = app.get(f"/api/compare?{query}").json()
+    assert [m["model_id"] for m in api["models"]] == ["gpt-4o", "o3-high"]
+    assert api["ambiguous"] == []
+    [unknown] = api["unknown"]
+    assert unknown["name"] == "claude-sonet-4" and unknown["variants"][0] == "claude-sonnet-4"
+
+    open_page(browser, app.url + f"/?view=compare&{query}")
+    rows = "#compare-table tbody tr"
+    wait(browser, lambda d: len(d.find_elements("css selector", rows)) == 2, "compare rows")
+    notice = browser.find_element("id", "compare-ambiguous")
+    assert notice.is_displayed()
+    assert "“claude-sonet-4” is not a model of this snapshot, left out; did you mean:" in (
+        notice.text
+    )
+    assert texts(browser, "#compare-ambiguous button.variant") == unknown["variants"]
+    assert texts(browser, "#compare-error") == [""]
+    browser.find_element(
+        "css selector", "#compare-ambiguous button[data-model='claude-sonnet-4']"
+    ).click()
+    wait(
+        browser,
+        lambda d: len(d.find_elements("css selector", "#compare-overall-table tbody tr")) == 3,
+        "three models",
+    )
+    assert "claude-sonnet-4" in browser.current_url
+
+    # every name unknown: the error, as before
+    answer = app.get("/api/compare?models=claude-sonet-4")
+    assert answer.status == 400
+    assert "unknown model 'claude-sonet-4'; did you mean: claude-sonnet-4" in answer.json()["error"]

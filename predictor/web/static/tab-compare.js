@@ -2,8 +2,9 @@
 // their intervals), the team's private models and the user's own prediction among them, with
 // each model's P(best) and expected rank per benchmark and across those shown, and P(A > B)
 // for every pair on a benchmark. Wraps /api/compare; the link keeps the models and benchmarks
-// (`models=`, `benchmarks=`). A name the link gives that could mean several models (`o3`) is
-// left out and its variants offered; the others are compared.
+// (`models=`, `benchmarks=`). A name the link gives that could mean several models (`o3`), or
+// a misspelt one, is left out and its variants or close matches offered; the others are
+// compared.
 
 import { el, byId, fmt, chip, showError, pct } from "./dom.js";
 import { getJSON } from "./api.js";
@@ -122,18 +123,26 @@ function ensure(id, after, tag = "div", props = {}) {
   return node;
 }
 
-/** The names of the link that could mean several models, each with its variants: choosing
- * one adds it to the comparison. */
+/** The names of the link left out: one that could mean several models, with its variants,
+ * and a misspelt one, with its close matches; choosing one adds it to the comparison. */
 function renderAmbiguous(answer) {
   const box = ensure("compare-ambiguous", byId("compare-error"), "div", { class: "notice" });
-  const found = answer.ambiguous || [];
+  const found = [
+    ...(answer.ambiguous || []).map((a) => ({ ...a, says: "could be several models; compare:" })),
+    ...(answer.unknown || []).map((a) => ({
+      ...a,
+      says: a.variants.length
+        ? "is not a model of this snapshot, left out; did you mean:"
+        : "is not a model of this snapshot, left out",
+    })),
+  ];
   box.hidden = !found.length;
   box.replaceChildren(
     ...found.map((a) =>
       el(
         "p",
         { class: "ambiguous", dataset: { name: a.name } },
-        el("span", { text: `“${a.name}” could be several models; compare: ` }),
+        el("span", { text: `“${a.name}” ${a.says} ` }),
         a.variants.map((id) =>
           el("button", {
             type: "button",
