@@ -39,6 +39,11 @@ changes the name adds one candidate; `NameResolver` tries them in order, after t
    `claude-sonnet-4.5` (`claude-sonnet-4-0` -> `claude-sonnet-4`; a date is never dropped:
    a dated snapshot is its own model).
 
+0. A checkpoint folder of a training run (`outputs/qwen3-8b-sft/checkpoint-300`,
+   `.../step_2000`, `.../global_step1000`, `.../iter_0001000`, `.../epoch-3`, or a number):
+   the run's folder, `outputs/qwen3-8b-sft`, whose name is then read by the rules here
+   (a base named in it gives the checkpoint its base's side information).
+
 `derived_base(name)`: for a fine-tune, merge, quantisation or adapter of a base, (the base's
 name, the derivation): suffixes of `DERIVATIONS` (`-sft`, `-sft-v2`, `-dpo`, `-lora`,
 `-merged`, `-q4_k_m`, `-gguf`, `-awq`, `-bnb-4bit`, `-mlx`, ...) stripped repeatedly from the
@@ -250,6 +255,25 @@ def _variant(name: str) -> str | None:
     return None
 
 
+# the last folder of a training run's saved state: Hugging Face Trainer's `checkpoint-300`,
+# `step-500`, `global_step1000` (DeepSpeed), `iter_0001000` (Megatron), `epoch-3`, `ckpt-12`
+_CHECKPOINT_FOLDER = re.compile(
+    r"^(?:checkpoint|ckpt|step|global[-_]?step|iter|iteration|epoch)[-_]?\d+$|^\d+$", re.I
+)
+
+
+def _without_checkpoint(name: str) -> str | None:
+    """A checkpoint folder's path without its last part: `outputs/qwen3-8b-sft/checkpoint-300`
+    -> `outputs/qwen3-8b-sft`, the run, whose name says which model is being tuned; a folder's
+    trailing slash is dropped first (`/models/qwen3-8b/`)."""
+    if name.endswith("/") and name.rstrip("/"):
+        return name.rstrip("/")
+    stem, slash, last = name.rpartition("/")
+    if not slash or not stem or not _CHECKPOINT_FOLDER.match(last):
+        return None
+    return stem
+
+
 def _without_provider(name: str) -> str | None:
     head, sep, rest = name.partition("/")
     if sep and rest and head.lower() in PROVIDERS:
@@ -279,7 +303,12 @@ def _unwrapped(name: str) -> list[str]:
         text = args.get("pretrained") or args["model"]
         steps.append(text)
     while True:  # runners, variants and providers, outside in: openrouter/openai/x:free
-        step = _unwrap_runner(text) or _variant(text) or _without_provider(text)
+        step = (
+            _without_checkpoint(text)
+            or _unwrap_runner(text)
+            or _variant(text)
+            or _without_provider(text)
+        )
         if step is None or step == text:
             return steps
         text = step

@@ -152,7 +152,7 @@ def test_private_name_works_as_a_reference_everywhere(
     argv = ["compare", "--model", "A:gpqa_diamond=80,hle=20", "--targets", "gpqa_diamond"]
     code, out, err = bundled_cli(capsys, *argv, "--reference", "private:team-7b")
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == "A among 1 reference models (90% intervals):"
+    assert out.splitlines()[0] == "A among 1 reference model (90% intervals):"
     assert "      vs team-7b (48.0, observed): P(better) = 1.00  (private)" in out.splitlines()
     # a second --reference adds to the first, never replaces it
     code, out, err = bundled_cli(

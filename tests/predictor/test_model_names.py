@@ -206,6 +206,14 @@ def test_public_candidates_strictest_first() -> None:
         ),
         ("qwen2-72b-instruct@quant-q8_0", ("qwen2-72b-instruct", "quantisation")),
         ("x-sft@thinking", ("x@thinking", "fine-tune")),
+        # a training run's checkpoint folders: the run's name says what is tuned
+        ("outputs/qwen3-8b-sft/checkpoint-300", ("qwen3-8b", "fine-tune")),
+        (
+            "/home/me/runs/llama-3.1-8b-instruct-dpo/step_2000",
+            ("llama-3.1-8b-instruct", "fine-tune"),
+        ),
+        ("pretrained=out/qwen3-8b-sft/global_step1000,dtype=bfloat16", ("qwen3-8b", "fine-tune")),
+        ("ckpts/qwen3-8b-grpo/iter_0001000/", ("qwen3-8b", "fine-tune")),
         # public names keep their words
         ("deepseek-r1-distill-llama-70b", None),
         ("llama-3.1-8b-instruct", None),
@@ -236,6 +244,8 @@ def test_derived_base(name: str, derived: tuple[str, str] | None) -> None:
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct"),
         ("pretrained=meta-llama/Meta-Llama-3.1-8B-Instruct,dtype=auto", "llama-3.1-8b-instruct"),
         ("anthropic/claude-3-5-sonnet-20240620", "claude-3.5-sonnet-20240620"),
+        ("outputs/qwen3-8b-sft/checkpoint-300", "qwen3-8b"),
+        ("/models/Qwen/Qwen3-8B/", "qwen3-8b"),
     ],
 )
 def test_families_of_derived_and_qualified_names_are_the_bare_base_s(
@@ -250,3 +260,34 @@ def test_family_of_a_fine_tune_is_its_base_s() -> None:
     assert model_family("qwen3-32b-sft-v2", "base") == "qwen3-32b"
     assert model_family("meta-llama/Meta-Llama-3.1-8B-Instruct") == "llama3.1"
     assert model_family("openai/gpt-oss-120b", "base") == "gpt-oss-120b"
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        (
+            "team/run-a/checkpoint-300",
+            "run-a",
+        ),  # was "checkpoint": every run's checkpoints one family
+        ("runs/my-model/epoch-3", "my-model"),
+        ("results/step-500", "results"),
+        ("checkpoint-300", "checkpoint"),  # no run folder named: nothing to read instead
+        ("acme/model-7/", "model7"),  # was "": the empty name after the slash
+    ],
+)
+def test_a_checkpoint_folder_has_its_run_s_family(name: str, family: str) -> None:
+    assert model_family(name) == family
+
+
+def test_a_fine_tuning_checkpoint_gets_its_base_s_side_information(bp: BenchPress) -> None:
+    """lm-eval names a local checkpoint by its path: the base named in the run's folder gives
+    the family and release date, as `qwen3-8b-sft` does (before: an unknown family
+    `checkpoint` and a date inferred from the scores)."""
+    probes = {"gpqa_diamond": 40, "mmlu_pro": 60}
+    side = bp.predict(probes, model="outputs/qwen3-8b-sft/checkpoint-300").side
+    named = bp.predict(probes, model="qwen3-8b-sft").side
+    assert (side.base_model, side.family, side.family_known) == ("qwen3-8b", "qwen3", True)
+    assert (side.release_date, side.release_date_source) == (
+        named.release_date,
+        named.release_date_source,
+    )
