@@ -115,7 +115,7 @@ def test_a_refresh_that_fetches_nothing_fails(
     store = snapshot_store_dir(refreshed_home.home)
     before = list_versions(store)
     monkeypatch.setenv("BENCHPRESS_HTTP_MIRROR", f"http://127.0.0.1:{free_port()}")
-    monkeypatch.setenv("BENCHPRESS_SOURCE_DEADLINE", "2")  # no long retrying per source
+    monkeypatch.setenv("BENCHPRESS_SOURCE_DEADLINE", "0.5")  # no long retrying per source
     monkeypatch.setenv("BENCHPRESS_MIN_CELLS_PER_MODEL", "16")  # would publish a new version
     code = main(["refresh", "--mode", "mirror", "--no-progress"])
     out, err = capsys.readouterr()
