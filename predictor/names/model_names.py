@@ -9,6 +9,10 @@ Two pure functions read such names; neither needs a snapshot.
 `public_candidates(name)`: the spellings to look up, strictest first. Each step below that
 changes the name adds one candidate; `NameResolver` tries them in order, after the name itself.
 
+0. A training run's checkpoint folder (`outputs/qwen3-8b-sft/checkpoint-300`, `.../step_2000`,
+   `.../global_step1000`, `.../iter_0001000`, `.../epoch-3`, or a number; also as lm-eval's
+   `pretrained=`, after step 1): the run's folder, `outputs/qwen3-8b-sft`, read by the
+   other rules (a base named in it gives the checkpoint its base's side information).
 1. lm-eval model arguments: `pretrained=ORG/NAME,...` (also as lm-eval prints them,
    `hf (pretrained=...)`), else `model=NAME,...` (API models) -> the named model. With `peft=`
    or `delta=` the model is an adapter or a delta of `pretrained`, not `pretrained` itself:
@@ -38,11 +42,6 @@ changes the name adds one candidate; `NameResolver` tries them in order, after t
    versions `claude-3-5-sonnet` / `claude-sonnet-4-5` -> `claude-3.5-sonnet` /
    `claude-sonnet-4.5` (`claude-sonnet-4-0` -> `claude-sonnet-4`; a date is never dropped:
    a dated snapshot is its own model).
-
-0. A checkpoint folder of a training run (`outputs/qwen3-8b-sft/checkpoint-300`,
-   `.../step_2000`, `.../global_step1000`, `.../iter_0001000`, `.../epoch-3`, or a number):
-   the run's folder, `outputs/qwen3-8b-sft`, whose name is then read by the rules here
-   (a base named in it gives the checkpoint its base's side information).
 
 `derived_base(name)`: for a fine-tune, merge, quantisation or adapter of a base, (the base's
 name, the derivation): suffixes of `DERIVATIONS` (`-sft`, `-sft-v2`, `-dpo`, `-lora`,
