@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from predictor.runs.dataset_preflight import DatasetError, TaskDataset, check_da
 from predictor.runs.preflight import EndpointError, check_tokenizer
 from tests.support.openai_server import OpenAIServer
 from tests.support.probe_runs import render_tasks, run_cli, run_environment
+from tests.support.quiet_server import QuietThreadingHTTPServer
 
 GRANTED = "hf_granted_token_123"
 REFUSED = "hf_not_accepted_456"
@@ -58,7 +59,7 @@ class FakeHub:
                 with contextlib.suppress(OSError):  # a client past its deadline is gone
                     self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

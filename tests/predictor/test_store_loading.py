@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator
 from datetime import date
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -33,6 +33,7 @@ from predictor.snapshots.stores import (
     write_index,
 )
 from predictor.util.paths import bundled_snapshot_dir
+from tests.support.quiet_server import QuietThreadingHTTPServer
 from warehouse.snapshots import SnapshotTables, publish, stage
 
 PROBES = {"gpqa_diamond": 80, "hle": 20, "mmlu_pro": 80}
@@ -83,7 +84,9 @@ class StaticServer:
                 server.paths.append(self.path)
                 super().do_GET()
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(root)))
+        self.httpd = QuietThreadingHTTPServer(
+            ("127.0.0.1", 0), partial(Handler, directory=str(root))
+        )
         self.httpd.daemon_threads = True
         host, port = self.httpd.server_address[:2]
         self.url = f"http://{host}:{port}/"

@@ -17,6 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+from tests.support.quiet_server import QuietThreadingHTTPServer
+
 # A fault takes the handler and the file bytes and fully answers the request itself.
 Fault = Callable[[BaseHTTPRequestHandler, bytes], None]
 
@@ -86,7 +88,7 @@ class MirrorServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = QuietThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

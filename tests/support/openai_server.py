@@ -81,10 +81,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.support.quiet_server import QuietThreadingHTTPServer
 
 Answer = Callable[[str], str]
 
@@ -234,20 +236,9 @@ class RequestRecord:
     started: float = field(default_factory=time.monotonic)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietThreadingHTTPServer):
     request_queue_size = 128
     owner: OpenAIServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # a client that goes away mid-answer (its timeout, a stopped server) is not an error
-        # worth a traceback in the test output; anything else is printed as usual
-        import sys
-
-        error = sys.exc_info()[1]
-        if isinstance(error, OSError):
-            return
-        super().handle_error(request, client_address)
 
 
 class OpenAIServer:

@@ -114,7 +114,9 @@ class StaticStore:
     def __init__(self, root: Path) -> None:
         import threading
         from functools import partial
-        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+        from http.server import SimpleHTTPRequestHandler
+
+        from tests.support.quiet_server import QuietThreadingHTTPServer
 
         self.paths: list[str] = []
         paths = self.paths
@@ -127,7 +129,9 @@ class StaticStore:
                 paths.append(self.path)
                 super().do_GET()
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(root)))
+        self.httpd = QuietThreadingHTTPServer(
+            ("127.0.0.1", 0), partial(Handler, directory=str(root))
+        )
         self.httpd.daemon_threads = True
         host, port = self.httpd.server_address[:2]
         self.url = f"http://{host}:{port}/"

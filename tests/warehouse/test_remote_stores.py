@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import date
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -34,6 +34,7 @@ from predictor.snapshots.reader import (
 )
 from predictor.snapshots.stores import INDEX, StaleSnapshotWarning, open_store, write_index
 from predictor.util.paths import bundled_snapshot_dir
+from tests.support.quiet_server import QuietThreadingHTTPServer
 from warehouse.remote import publish_to_store, sync_store
 from warehouse.snapshots import SnapshotTables, publish, stage
 
@@ -231,7 +232,7 @@ def test_sync_to_directory_served_over_http(
     assert sync_store(local_store, site).pushed == [V1, V2]
     assert json.loads((site / INDEX).read_text())["versions"] == [V1, V2]
     assert all(not (site / V2 / name).stat().st_mode & 0o222 for name in ("fit.json",))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
+    server = QuietThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
     threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     ).start()
