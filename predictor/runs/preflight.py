@@ -144,7 +144,11 @@ def http_get(url: str, headers: Mapping[str, str], seconds: float) -> HttpAnswer
     except urllib.error.HTTPError as error:
         return HttpAnswer(error.code, b"")
     except (urllib.error.URLError, *HTTP_ERRORS) as error:
-        if deadline.expired or isinstance(getattr(error, "reason", None), TimeoutError):
+        # a socket timeout can come before the deadline's own timer on a loaded machine
+        timed_out = isinstance(error, TimeoutError) or isinstance(
+            getattr(error, "reason", None), TimeoutError
+        )
+        if deadline.expired or timed_out:
             raise Unreachable(f"no answer within {seconds:.3g} s") from None
         raise Unreachable(str(getattr(error, "reason", error))) from None
     if deadline.expired:
