@@ -261,12 +261,15 @@ _CHECKPOINT_FOLDER = re.compile(
 )
 
 
+def _without_trailing_slash(name: str) -> str | None:
+    """A folder's path without its trailing slash (`/models/qwen3-8b/`)."""
+    trimmed = name.rstrip("/")
+    return trimmed if trimmed and trimmed != name else None
+
+
 def _without_checkpoint(name: str) -> str | None:
     """A checkpoint folder's path without its last part: `outputs/qwen3-8b-sft/checkpoint-300`
-    -> `outputs/qwen3-8b-sft`, the run, whose name says which model is being tuned; a folder's
-    trailing slash is dropped first (`/models/qwen3-8b/`)."""
-    if name.endswith("/") and name.rstrip("/"):
-        return name.rstrip("/")
+    -> `outputs/qwen3-8b-sft`, the run, whose name says which model is being tuned."""
     stem, slash, last = name.rpartition("/")
     if not slash or not stem or not _CHECKPOINT_FOLDER.match(last):
         return None
@@ -303,7 +306,8 @@ def _unwrapped(name: str) -> list[str]:
         steps.append(text)
     while True:  # runners, variants and providers, outside in: openrouter/openai/x:free
         step = (
-            _without_checkpoint(text)
+            _without_trailing_slash(text)
+            or _without_checkpoint(text)
             or _unwrap_runner(text)
             or _variant(text)
             or _without_provider(text)

@@ -13,8 +13,6 @@ from typing import Any
 
 
 class QuietThreadingHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], OSError):
             return
